@@ -1,0 +1,95 @@
+# heapprof build. `make` builds the shim and the report tool; `make check` runs every test;
+# `make bench` runs the benchmarks (never part of check).
+CC      ?= gcc
+CLANG   ?= clang
+BUILD   := build
+WARN    := -Wall -Wextra -Wstrict-prototypes -Wundef -Wno-unused-parameter
+ifeq ($(WERROR),1)
+WARN    += -Werror
+endif
+OPT     ?= -O2 -g
+
+# The injected library: no builtins (calloc must not become calloc), frame pointers for the
+# fp unwinder, initial-exec TLS, hidden by default with a version script.
+SHIM_CFLAGS := $(OPT) $(WARN) -std=gnu11 -fPIC -fno-builtin -fno-omit-frame-pointer \
+	-ftls-model=initial-exec -fvisibility=hidden -fno-stack-protector -pthread \
+	-D_GNU_SOURCE -Ishim -Ibackend -Ibootstrap -I.
+SHIM_LDFLAGS := -shared -Wl,--version-script=shim/libheapprof.map -Wl,-z,now -Wl,-z,nodelete \
+	-pthread -ldl -Wl,--no-undefined
+
+SHIM_SRCS := $(wildcard shim/*.c) $(wildcard backend/*.c) $(wildcard bootstrap/*.c)
+SHIM_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SHIM_SRCS))
+# Objects for unit tests: same code built without -fvisibility=hidden so tests can see internals.
+TEST_OBJS := $(patsubst %.c,$(BUILD)/tobj/%.o,$(SHIM_SRCS))
+
+# The report tool: ordinary C, links elfutils' libdw for DWARF symbolisation.
+REPORT_CFLAGS := $(OPT) $(WARN) -std=gnu11 -D_GNU_SOURCE -Ishim -Ireport
+REPORT_LIBS   := -ldw -lelf -lm
+REPORT_SRCS   := $(wildcard report/*.c)
+REPORT_LIB_SRCS := $(filter-out report/main.c,$(REPORT_SRCS))
+SAN           := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
+
+UNIT_SRCS  := $(wildcard test/unit/test_*.c)
+UNIT_BINS  := $(patsubst test/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRCS))
+RUNIT_SRCS := $(wildcard report/test/test_*.c)
+RUNIT_BINS := $(patsubst report/test/%.c,$(BUILD)/runit/%,$(RUNIT_SRCS))
+PROG_SRCS  := $(wildcard test/progs/*.c) $(wildcard test/progs/*.cc)
+
+.PHONY: all check unit integration progs bench clean shim report
+all: $(BUILD)/libheapprof_shim.so $(BUILD)/heapprof-report
+
+shim: $(BUILD)/libheapprof_shim.so
+report: $(BUILD)/heapprof-report
+
+$(BUILD)/obj/%.o: %.c $(wildcard shim/*.h backend/*.h bootstrap/*.h shim/*.def)
+	@mkdir -p $(dir $@)
+	$(CC) $(SHIM_CFLAGS) -c $< -o $@
+
+$(BUILD)/tobj/%.o: %.c $(wildcard shim/*.h backend/*.h bootstrap/*.h shim/*.def)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -fvisibility=hidden,$(SHIM_CFLAGS)) -DHP_UNIT_TEST -c $< -o $@
+
+$(BUILD)/libheapprof_shim.so: $(SHIM_OBJS) shim/libheapprof.map
+	$(CC) -o $@ $(SHIM_OBJS) $(SHIM_LDFLAGS)
+
+$(BUILD)/heapprof-report: $(REPORT_SRCS) $(wildcard report/*.h) shim/hpf_format.h
+	@mkdir -p $(BUILD)
+	$(CC) $(REPORT_CFLAGS) -o $@ $(REPORT_SRCS) $(REPORT_LIBS)
+
+# Sanitized build of the report tool, used by the tests.
+$(BUILD)/heapprof-report-san: $(REPORT_SRCS) $(wildcard report/*.h) shim/hpf_format.h
+	@mkdir -p $(BUILD)
+	$(CC) $(REPORT_CFLAGS) $(SAN) -o $@ $(REPORT_SRCS) $(REPORT_LIBS)
+
+# Shim unit tests link the test objects (not the preloaded .so).
+$(BUILD)/unit/%: test/unit/%.c $(TEST_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(OPT) $(WARN) -std=gnu11 -D_GNU_SOURCE -DHP_UNIT_TEST -Ishim -Ibackend -Ibootstrap -I. \
+		$(CHECK_CFLAGS) -o $@ $< $(TEST_OBJS) $(CHECK_LIBS) -ldl -pthread
+
+# Report unit tests, sanitized.
+$(BUILD)/runit/%: report/test/%.c $(REPORT_LIB_SRCS) $(wildcard report/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(REPORT_CFLAGS) $(SAN) $(CHECK_CFLAGS) -o $@ $< $(REPORT_LIB_SRCS) $(REPORT_LIBS) $(CHECK_LIBS)
+
+# Test programs: built with gcc and clang, sanitized where they are not about the allocator
+# itself (see test/progs/README).
+progs: $(BUILD)/libheapprof_shim.so
+	@sh test/progs/build.sh $(BUILD)/progs
+
+unit: $(UNIT_BINS) $(RUNIT_BINS)
+	@set -e; for t in $(UNIT_BINS) $(RUNIT_BINS); do echo "== $$t"; CK_FORK=yes $$t; done
+
+integration: all $(BUILD)/heapprof-report-san progs
+	@sh test/integration/run.sh
+
+check: unit integration
+
+bench: all
+	@sh bench/run.sh
+
+clean:
+	rm -rf $(BUILD)
