@@ -1,0 +1,170 @@
+/* Option parsing and the top-level flow of heapprof-report: load every profile first (so a bad
+ * one fails the run before any output file is touched), then write them all. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hr_cli.h"
+#include "hr_output.h"
+#include "hr_profile.h"
+
+enum hr_format { HR_FORMAT_TEXT, HR_FORMAT_JSON };
+
+static const char hr_usage[] =
+    "usage: heapprof-report [OPTIONS] PROFILE.hpf...\n"
+    "Print heapprof profiles as a readable report or as JSON.\n"
+    "\n"
+    "  -f, --format text|json  output format (default text)\n"
+    "  -o, --output FILE       write to FILE instead of standard output\n"
+    "  -n, --top N             text: show the first N contexts of each profile (default 20,\n"
+    "                          0 = all)\n"
+    "  -s, --sort KEY          context order, largest first: total_size (default),\n"
+    "                          alloc_count, live_size, peak_live_size, max_live_size,\n"
+    "                          total_lifetime_ms\n"
+    "  -h, --help              show this help and exit\n"
+    "  -V, --version           show the version and exit\n"
+    "\n"
+    "With several profiles, text output has one section per profile and JSON output is an\n"
+    "array of objects in argument order. Exit status: 0 ok, 1 bad profile or write error,\n"
+    "2 bad usage.\n";
+
+static int hr_usage_error(FILE *err, const char *what, const char *arg)
+{
+    fprintf(err, "heapprof-report: %s '%s' (try --help)\n", what, arg);
+    return HR_EXIT_USAGE;
+}
+
+static int hr_parse_top(const char *s, size_t *top)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-')
+        return -1;
+    *top = (size_t)v;
+    return 0;
+}
+
+/* Loads every profile, printing one line per bad one. Returns how many failed. */
+static int hr_load_all(struct hr_profile *profiles, char **paths, int n, FILE *err)
+{
+    int failed = 0;
+    for (int i = 0; i < n; i++) {
+        char msg[HR_ERR_MAX];
+        if (hr_profile_load(&profiles[i], paths[i], msg)) {
+            fprintf(err, "heapprof-report: %s: %s\n", paths[i], msg);
+            failed++;
+        }
+    }
+    return failed;
+}
+
+static int hr_write_all(FILE *out, struct hr_profile *profiles, int n, enum hr_format format,
+                        const struct hr_output_opts *opts)
+{
+    struct hr_profile **v = malloc((size_t)n * sizeof *v);
+    if (!v)
+        return -1;
+    for (int i = 0; i < n; i++)
+        v[i] = &profiles[i];
+    int r = format == HR_FORMAT_JSON ? hr_write_json(out, v, (size_t)n, opts)
+                                     : hr_write_text(out, v, (size_t)n, opts);
+    free(v);
+    return r;
+}
+
+int hr_cli_run(int argc, char **argv, FILE *out, FILE *err)
+{
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+        {"top", required_argument, NULL, 'n'},    {"sort", required_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},         {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    enum hr_format format = HR_FORMAT_TEXT;
+    const char *output = NULL;
+    struct hr_output_opts opts = {.sort = HR_SORT_TOTAL_SIZE, .top = 20, .warn = err};
+
+    optind = 0; /* glibc: full re-initialisation, so tests can call us more than once */
+    opterr = 0; /* our own one-line messages */
+    int c;
+    while ((c = getopt_long(argc, argv, ":f:o:n:s:hV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (strcmp(optarg, "text") == 0)
+                format = HR_FORMAT_TEXT;
+            else if (strcmp(optarg, "json") == 0)
+                format = HR_FORMAT_JSON;
+            else
+                return hr_usage_error(err, "unknown format", optarg);
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        case 'n':
+            if (hr_parse_top(optarg, &opts.top))
+                return hr_usage_error(err, "bad --top count", optarg);
+            break;
+        case 's':
+            if (hr_sort_key_parse(optarg, &opts.sort))
+                return hr_usage_error(err, "unknown sort key", optarg);
+            break;
+        case 'h':
+            fputs(hr_usage, out);
+            return HR_EXIT_OK;
+        case 'V':
+            fprintf(out, "heapprof-report %s (profile format version %u)\n", HR_VERSION,
+                    HPF_VERSION);
+            return HR_EXIT_OK;
+        case ':':
+            return hr_usage_error(err, "missing argument for", argv[optind - 1]);
+        default:
+            return hr_usage_error(err, "unknown option", argv[optind - 1]);
+        }
+    }
+    int n = argc - optind;
+    if (n <= 0) {
+        fputs("heapprof-report: no profile given (try --help)\n", err);
+        return HR_EXIT_USAGE;
+    }
+
+    struct hr_profile *profiles = calloc((size_t)n, sizeof *profiles);
+    if (!profiles) {
+        fputs("heapprof-report: out of memory\n", err);
+        return HR_EXIT_FAIL;
+    }
+    int status = HR_EXIT_OK;
+    if (hr_load_all(profiles, argv + optind, n, err)) {
+        status = HR_EXIT_FAIL;
+        goto done;
+    }
+    FILE *dst = out;
+    if (output) {
+        dst = fopen(output, "w");
+        if (!dst) {
+            fprintf(err, "heapprof-report: %s: %s\n", output, strerror(errno));
+            status = HR_EXIT_FAIL;
+            goto done;
+        }
+    }
+    if (hr_write_all(dst, profiles, n, format, &opts)) {
+        fputs("heapprof-report: out of memory\n", err);
+        status = HR_EXIT_FAIL;
+    }
+    /* Write errors (disk full, closed pipe) surface only here; a truncated report must not
+     * exit 0. */
+    int bad = fflush(dst) != 0 || ferror(dst);
+    if (output && fclose(dst) != 0)
+        bad = 1;
+    if (bad && status == HR_EXIT_OK) {
+        fprintf(err, "heapprof-report: %s: write error: %s\n", output ? output : "<stdout>",
+                strerror(errno));
+        status = HR_EXIT_FAIL;
+    }
+done:
+    for (int i = 0; i < n; i++)
+        hr_profile_free(&profiles[i]);
+    free(profiles);
+    return status;
+}

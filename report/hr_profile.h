@@ -1,0 +1,101 @@
+/* In-memory model of one parsed heapprof profile, and the functions that build it:
+ * hr_profile_load/parse (parse.c), the context table (contexts.c), HIB merging (hib_merge.c)
+ * and context ordering (sort.c). */
+#ifndef HR_PROFILE_H
+#define HR_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hpf_format.h"
+
+/* Room for one error line; parse errors never need more. */
+#define HR_ERR_MAX 256
+
+/* A string inside the profile's buffer: not NUL-terminated, may hold any byte. */
+struct hr_str {
+    const char *ptr;
+    uint32_t len;
+};
+
+struct hr_module {
+    uint64_t load_bias;
+    uint32_t nsegs;
+    struct hpf_segment *segs; /* copied out of the buffer so they are always aligned */
+    const uint8_t *build_id;
+    uint32_t build_id_len;
+    struct hr_str path;
+};
+
+struct hr_context {
+    uint32_t context_id;
+    unsigned has_hib : 1;
+    unsigned has_live : 1;
+    unsigned has_stack : 1;
+    struct hpf_hib hib;   /* all HIB records of this context merged; zeros if none */
+    struct hpf_live live; /* zeros if no LIVE record */
+    uint32_t depth;
+    uint64_t *pcs; /* innermost first; return addresses */
+};
+
+struct hr_profile {
+    char *path;
+    uint8_t *data; /* the whole file; hr_str values point into it */
+    size_t size;
+
+    struct hpf_process process;
+    struct hr_str backend;
+    struct hr_str executable;
+    struct hr_str *argv; /* process.argc entries */
+
+    struct hpf_summary summary;
+
+    struct hr_module *modules;
+    size_t nmodules;
+
+    struct hr_context *contexts;
+    size_t ncontexts;
+    size_t contexts_cap;
+    uint32_t *index; /* open-addressing table of context positions + 1 (0 = empty) */
+    size_t index_cap;
+
+    uint64_t records;        /* records before END */
+    uint64_t unknown_records; /* skipped for forward compatibility */
+};
+
+/* Reads and parses FILE. Returns 0, or -1 with a one-line reason in err (without the path). */
+int hr_profile_load(struct hr_profile *p, const char *path, char err[HR_ERR_MAX]);
+
+/* Parses a profile held in memory; takes ownership of data (malloc'ed) in every case. */
+int hr_profile_parse(struct hr_profile *p, const char *path, uint8_t *data, size_t size,
+                     char err[HR_ERR_MAX]);
+
+void hr_profile_free(struct hr_profile *p);
+
+/* The context with this id, created with zero counters if absent; NULL when out of memory. */
+struct hr_context *hr_context_get(struct hr_profile *p, uint32_t context_id);
+
+/* The context with this id or NULL. */
+struct hr_context *hr_context_find(const struct hr_profile *p, uint32_t context_id);
+
+/* Folds one more HIB record of the same context into acc (docs/FORMAT.md, "Merging HIBs"). */
+void hr_hib_merge(struct hpf_hib *acc, const struct hpf_hib *rec);
+
+/* Sort keys for contexts; the order is always descending, ties broken by context_id. */
+enum hr_sort_key {
+    HR_SORT_TOTAL_SIZE,
+    HR_SORT_ALLOC_COUNT,
+    HR_SORT_LIVE_SIZE,
+    HR_SORT_PEAK_LIVE_SIZE,
+    HR_SORT_MAX_LIVE_SIZE,
+    HR_SORT_TOTAL_LIFETIME_MS,
+};
+
+/* Parses a --sort name; returns 0 and sets *key, or -1. */
+int hr_sort_key_parse(const char *name, enum hr_sort_key *key);
+const char *hr_sort_key_name(enum hr_sort_key key);
+
+/* Returns a malloc'ed array of pointers to p's contexts in report order, or NULL (no memory). */
+struct hr_context **hr_contexts_sorted(const struct hr_profile *p, enum hr_sort_key key);
+
+#endif

@@ -1,0 +1,38 @@
+/* Turns the return addresses of a profile's stacks into function, source file and line, using
+ * the profile's MODULE records and elfutils' libdwfl (symbolize.c), plus C++ demangling
+ * (demangle.c). */
+#ifndef HR_SYMBOLIZE_H
+#define HR_SYMBOLIZE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hr_profile.h"
+
+/* One symbolised frame. Strings are never NULL ("" when unknown) and live as long as the
+ * symbolizer that produced them. */
+struct hr_frame {
+    uint64_t pc;        /* the return address as recorded */
+    const char *module; /* module path, pseudo name such as "[vdso]", or "" */
+    const char *function;
+    const char *file;
+    int line; /* 0 when unknown */
+};
+
+struct hr_symbolizer;
+
+/* Prepares symbolisation for p (which must outlive it). Warnings, such as a build id that does
+ * not match the file on disk, go to warn (once per module) when it is not NULL. Returns NULL
+ * only when out of memory. */
+struct hr_symbolizer *hr_symbolizer_new(const struct hr_profile *p, FILE *warn);
+
+/* Symbolises one pc; results are cached, so asking again is cheap. */
+void hr_symbolize(struct hr_symbolizer *s, uint64_t pc, struct hr_frame *out);
+
+void hr_symbolizer_free(struct hr_symbolizer *s);
+
+/* The demangled form of a C++ symbol as a malloc'ed string, or NULL when name is not mangled
+ * or no demangler (libstdc++'s __cxa_demangle) can be loaded. */
+char *hr_demangle(const char *name);
+
+#endif

@@ -1,0 +1,199 @@
+/* The JSON output: one object per profile in the schema of docs/FORMAT.md ("JSON output").
+ * Field names are those of shim/hpf_format.h so the two documents cannot drift apart. */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "hr_output.h"
+#include "hr_symbolize.h"
+
+static void hr_json_u64(FILE *out, const char *indent, const char *name, uint64_t v, int last)
+{
+    fprintf(out, "%s\"%s\": %" PRIu64 "%s\n", indent, name, v, last ? "" : ",");
+}
+
+static void hr_json_strfield(FILE *out, const char *indent, const char *name, struct hr_str s,
+                             int last)
+{
+    fprintf(out, "%s\"%s\": ", indent, name);
+    hr_json_string(out, s.ptr ? s.ptr : "", s.len);
+    fputs(last ? "\n" : ",\n", out);
+}
+
+static struct hr_str hr_cstr(const char *s)
+{
+    size_t n = 0;
+    while (s[n])
+        n++;
+    return (struct hr_str){s, (uint32_t)n};
+}
+
+static const char *hr_reason_name(uint32_t r)
+{
+    switch (r) {
+    case HPF_DUMP_EXIT: return "exit";
+    case HPF_DUMP_API: return "api";
+    case HPF_DUMP_SIGNAL: return "signal";
+    case HPF_DUMP_INTERVAL: return "interval";
+    default: return "unknown";
+    }
+}
+
+static const char *hr_unwinder_name(uint32_t u)
+{
+    switch (u) {
+    case HPF_UNWIND_FP: return "fp";
+    case HPF_UNWIND_LIBUNWIND: return "libunwind";
+    default: return "unknown";
+    }
+}
+
+static void hr_json_process(FILE *out, const struct hr_profile *p)
+{
+    const struct hpf_process *pr = &p->process;
+    const char *in = "    ";
+    fputs("  \"process\": {\n", out);
+    hr_json_u64(out, in, "pid", pr->pid, 0);
+    hr_json_u64(out, in, "ppid", pr->ppid, 0);
+    fputs("    \"command_line\": [", out);
+    for (uint32_t i = 0; i < pr->argc; i++) {
+        if (i)
+            fputs(", ", out);
+        hr_json_string(out, p->argv[i].ptr, p->argv[i].len);
+    }
+    fputs("],\n", out);
+    hr_json_strfield(out, in, "executable", p->executable, 0);
+    hr_json_u64(out, in, "start_time_unix_ns", pr->start_unix_ns, 0);
+    hr_json_u64(out, in, "end_time_unix_ns", pr->dump_unix_ns, 0);
+    hr_json_u64(out, in, "duration_ms", pr->dump_ms, 0);
+    hr_json_strfield(out, in, "backend", p->backend, 0);
+    hr_json_strfield(out, in, "unwinder", hr_cstr(hr_unwinder_name(pr->unwinder)), 0);
+    hr_json_u64(out, in, "stack_depth", pr->stack_depth, 0);
+    hr_json_u64(out, in, "dump_seq", pr->dump_seq, 0);
+    hr_json_strfield(out, in, "dump_reason", hr_cstr(hr_reason_name(pr->dump_reason)), 0);
+    hr_json_u64(out, in, "forked_from", pr->forked_from, 1);
+    fputs("  },\n", out);
+}
+
+static void hr_json_summary(FILE *out, const struct hpf_summary *s)
+{
+    const char *in = "    ";
+    fputs("  \"summary\": {\n", out);
+    hr_json_u64(out, in, "total_allocs", s->total_allocs, 0);
+    hr_json_u64(out, in, "total_frees", s->total_frees, 0);
+    hr_json_u64(out, in, "total_bytes", s->total_bytes, 0);
+    hr_json_u64(out, in, "live_count", s->live_count, 0);
+    hr_json_u64(out, in, "live_size", s->live_size, 0);
+    hr_json_u64(out, in, "peak_live_size", s->peak_live_size, 0);
+    hr_json_u64(out, in, "peak_live_count", s->peak_live_count, 0);
+    hr_json_u64(out, in, "peak_ms", s->peak_ms, 0);
+    hr_json_u64(out, in, "peak_slack_bytes", s->peak_slack_bytes, 0);
+    hr_json_u64(out, in, "contexts", s->contexts, 0);
+    hr_json_u64(out, in, "unprofiled_allocs", s->unprofiled_allocs, 0);
+    hr_json_u64(out, in, "evicted_hibs", s->evicted_hibs, 0);
+    hr_json_u64(out, in, "foreign_frees", s->foreign_frees, 0);
+    hr_json_u64(out, in, "double_frees", s->double_frees, 0);
+    hr_json_u64(out, in, "bootstrap_bytes", s->bootstrap_bytes, 0);
+    hr_json_u64(out, in, "metadata_bytes", s->metadata_bytes, 0);
+    hr_json_u64(out, in, "metadata_budget", s->metadata_budget, 0);
+    hr_json_u64(out, in, "truncated_stacks", s->truncated_stacks, 1);
+    fputs("  },\n", out);
+}
+
+static void hr_json_context(FILE *out, const struct hr_context *c, struct hr_symbolizer *sym)
+{
+    const struct hpf_hib *h = &c->hib;
+    const struct hpf_live *l = &c->live;
+    const char *in = "      ";
+    /* A context that saw no block has no minimum; print 0 rather than whatever was stored. */
+    int any = h->alloc_count > 0;
+    fputs("    {\n", out);
+    hr_json_u64(out, in, "context_id", c->context_id, 0);
+    hr_json_u64(out, in, "alloc_count", h->alloc_count, 0);
+    hr_json_u64(out, in, "total_size", h->total_size, 0);
+    hr_json_u64(out, in, "min_size", any ? h->min_size : 0, 0);
+    hr_json_u64(out, in, "max_size", h->max_size, 0);
+    hr_json_u64(out, in, "total_lifetime_ms", h->total_lifetime_ms, 0);
+    hr_json_u64(out, in, "min_lifetime_ms", any ? h->min_lifetime_ms : 0, 0);
+    hr_json_u64(out, in, "max_lifetime_ms", h->max_lifetime_ms, 0);
+    hr_json_u64(out, in, "total_access_count", h->total_access_count, 0);
+    hr_json_u64(out, in, "min_access_count", any ? h->min_access_count : 0, 0);
+    hr_json_u64(out, in, "max_access_count", h->max_access_count, 0);
+    hr_json_u64(out, in, "total_percent_utilized", h->total_percent_utilized, 0);
+    hr_json_u64(out, in, "min_percent_utilized", any ? h->min_percent_utilized : 0, 0);
+    hr_json_u64(out, in, "max_percent_utilized", h->max_percent_utilized, 0);
+    hr_json_u64(out, in, "alloc_timestamp_ms", h->alloc_timestamp_ms, 0);
+    hr_json_u64(out, in, "dealloc_timestamp_ms", h->dealloc_timestamp_ms, 0);
+    hr_json_u64(out, in, "alloc_cpu_id", h->alloc_cpu_id, 0);
+    hr_json_u64(out, in, "dealloc_cpu_id", h->dealloc_cpu_id, 0);
+    hr_json_u64(out, in, "num_migrated_cpu", h->num_migrated_cpu, 0);
+    hr_json_u64(out, in, "num_lifetime_overlaps", h->num_lifetime_overlaps, 0);
+    hr_json_u64(out, in, "num_same_alloc_cpu", h->num_same_alloc_cpu, 0);
+    hr_json_u64(out, in, "num_same_dealloc_cpu", h->num_same_dealloc_cpu, 0);
+    hr_json_u64(out, in, "allocs", l->allocs, 0);
+    hr_json_u64(out, in, "bytes", l->bytes, 0);
+    hr_json_u64(out, in, "live_count", l->live_count, 0);
+    hr_json_u64(out, in, "live_size", l->live_size, 0);
+    hr_json_u64(out, in, "max_live_count", l->max_live_count, 0);
+    hr_json_u64(out, in, "max_live_size", l->max_live_size, 0);
+    hr_json_u64(out, in, "peak_live_count", l->peak_live_count, 0);
+    hr_json_u64(out, in, "peak_live_size", l->peak_live_size, 0);
+    hr_json_u64(out, in, "first_alloc_ms", l->first_alloc_ms, 0);
+    hr_json_u64(out, in, "last_alloc_ms", l->last_alloc_ms, 0);
+    fputs("      \"frames\": [", out);
+    for (uint32_t i = 0; i < c->depth; i++) {
+        struct hr_frame f;
+        hr_symbolize(sym, c->pcs[i], &f);
+        fprintf(out, "%s\n        {\"address\": \"0x%" PRIx64 "\", \"module\": ", i ? "," : "",
+                f.pc);
+        hr_json_string(out, f.module, hr_cstr(f.module).len);
+        fputs(", \"function\": ", out);
+        hr_json_string(out, f.function, hr_cstr(f.function).len);
+        fputs(", \"file\": ", out);
+        hr_json_string(out, f.file, hr_cstr(f.file).len);
+        fprintf(out, ", \"line\": %d}", f.line);
+    }
+    fputs(c->depth ? "\n      ]\n" : "]\n", out);
+    fputs("    }", out);
+}
+
+static int hr_json_profile(FILE *out, const struct hr_profile *p,
+                           const struct hr_output_opts *opts)
+{
+    struct hr_context **order = hr_contexts_sorted(p, opts->sort);
+    struct hr_symbolizer *sym = hr_symbolizer_new(p, opts->warn);
+    if (!order || !sym) {
+        free(order);
+        hr_symbolizer_free(sym);
+        return -1;
+    }
+    fputs("{\n  \"file\": ", out);
+    hr_json_string(out, p->path, hr_cstr(p->path).len);
+    fputs(",\n", out);
+    hr_json_process(out, p);
+    hr_json_summary(out, &p->summary);
+    fputs("  \"contexts\": [", out);
+    for (size_t i = 0; i < p->ncontexts; i++) {
+        fputs(i ? ",\n" : "\n", out);
+        hr_json_context(out, order[i], sym);
+    }
+    fputs(p->ncontexts ? "\n  ]\n}" : "]\n}", out);
+    hr_symbolizer_free(sym);
+    free(order);
+    return 0;
+}
+
+int hr_write_json(FILE *out, struct hr_profile *const *profiles, size_t n,
+                  const struct hr_output_opts *opts)
+{
+    int many = n != 1;
+    if (many)
+        fputs("[", out);
+    for (size_t i = 0; i < n; i++) {
+        if (many)
+            fputs(i ? ",\n" : "\n", out);
+        if (hr_json_profile(out, profiles[i], opts))
+            return -1;
+    }
+    fputs(many ? "\n]\n" : "\n", out);
+    return 0;
+}

@@ -1,0 +1,463 @@
+/* Reads a .hpf profile into struct hr_profile, checking every length against the bytes that are
+ * really there: a malformed or truncated file gives one error line, never a bad read. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hr_profile.h"
+
+/* A bounded view of one payload. Every read goes through hr_cur_take, which refuses to pass
+ * the end, so a lying length field can only produce an error. */
+struct hr_cur {
+    const uint8_t *p;
+    size_t left;
+};
+
+static const void *hr_cur_take(struct hr_cur *c, size_t n)
+{
+    if (n > c->left)
+        return NULL;
+    const void *r = c->p;
+    c->p += n;
+    c->left -= n;
+    return r;
+}
+
+static void hr_err(char err[HR_ERR_MAX], const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, HR_ERR_MAX, fmt, ap);
+    va_end(ap);
+}
+
+/* A string: u32 length, bytes, zero padding to 4. The padding may be missing only if the
+ * string ends the payload exactly at a 4-byte boundary (never otherwise). */
+static int hr_cur_string(struct hr_cur *c, struct hr_str *out)
+{
+    uint32_t len;
+    const void *lp = hr_cur_take(c, sizeof len);
+    if (!lp)
+        return -1;
+    memcpy(&len, lp, sizeof len);
+    size_t padded = ((size_t)len + 3) & ~(size_t)3;
+    const char *s = hr_cur_take(c, padded);
+    if (!s)
+        return -1;
+    out->ptr = s;
+    out->len = len;
+    return 0;
+}
+
+static const char *hr_type_name(uint32_t type)
+{
+    switch (type) {
+    case HPF_REC_PROCESS: return "PROCESS";
+    case HPF_REC_MODULE: return "MODULE";
+    case HPF_REC_STACK: return "STACK";
+    case HPF_REC_HIB: return "HIB";
+    case HPF_REC_LIVE: return "LIVE";
+    case HPF_REC_SUMMARY: return "SUMMARY";
+    case HPF_REC_END: return "END";
+    default: return "unknown";
+    }
+}
+
+/* Parse state kept across records, for the "at most one" rules. */
+struct hr_seen {
+    int process, summary, end;
+};
+
+static int hr_parse_process(struct hr_profile *p, struct hr_cur *c, char *err, uint64_t off)
+{
+    const void *fixed = hr_cur_take(c, sizeof p->process);
+    if (!fixed) {
+        hr_err(err, "PROCESS record at offset %llu too short", (unsigned long long)off);
+        return -1;
+    }
+    memcpy(&p->process, fixed, sizeof p->process);
+    /* Each argv string needs at least its 4-byte length: bound argc before allocating. */
+    if (p->process.argc > c->left / 4) {
+        hr_err(err, "PROCESS record at offset %llu: argc %u does not fit in the record",
+               (unsigned long long)off, p->process.argc);
+        return -1;
+    }
+    p->argv = calloc(p->process.argc ? p->process.argc : 1, sizeof *p->argv);
+    if (!p->argv) {
+        hr_err(err, "out of memory");
+        return -1;
+    }
+    if (hr_cur_string(c, &p->backend) || hr_cur_string(c, &p->executable))
+        goto overrun;
+    for (uint32_t i = 0; i < p->process.argc; i++)
+        if (hr_cur_string(c, &p->argv[i]))
+            goto overrun;
+    return 0;
+overrun:
+    hr_err(err, "PROCESS record at offset %llu: string overruns the record",
+           (unsigned long long)off);
+    return -1;
+}
+
+static int hr_parse_module(struct hr_profile *p, struct hr_cur *c, char *err, uint64_t off)
+{
+    struct hpf_module m;
+    const void *fixed = hr_cur_take(c, sizeof m);
+    if (!fixed) {
+        hr_err(err, "MODULE record at offset %llu too short", (unsigned long long)off);
+        return -1;
+    }
+    memcpy(&m, fixed, sizeof m);
+    if (m.nsegs > c->left / sizeof(struct hpf_segment)) {
+        hr_err(err, "MODULE record at offset %llu: %u segments do not fit in the record",
+               (unsigned long long)off, m.nsegs);
+        return -1;
+    }
+    struct hr_module *mods = realloc(p->modules, (p->nmodules + 1) * sizeof *mods);
+    if (!mods) {
+        hr_err(err, "out of memory");
+        return -1;
+    }
+    p->modules = mods;
+    struct hr_module *mod = &mods[p->nmodules];
+    memset(mod, 0, sizeof *mod);
+    mod->load_bias = m.load_bias;
+    size_t segbytes = (size_t)m.nsegs * sizeof(struct hpf_segment);
+    mod->segs = malloc(segbytes ? segbytes : 1);
+    if (!mod->segs) {
+        hr_err(err, "out of memory");
+        return -1;
+    }
+    p->nmodules++; /* counted now so hr_profile_free releases segs on a later error */
+    mod->nsegs = m.nsegs;
+    memcpy(mod->segs, hr_cur_take(c, segbytes), segbytes);
+    for (uint32_t i = 0; i < m.nsegs; i++) {
+        if (mod->segs[i].start > mod->segs[i].end) {
+            hr_err(err, "MODULE record at offset %llu: segment %u ends before it starts",
+                   (unsigned long long)off, i);
+            return -1;
+        }
+    }
+    size_t idpad = ((size_t)m.build_id_len + 3) & ~(size_t)3;
+    const uint8_t *id = hr_cur_take(c, idpad);
+    if (!id) {
+        hr_err(err, "MODULE record at offset %llu: build id overruns the record",
+               (unsigned long long)off);
+        return -1;
+    }
+    mod->build_id = id;
+    mod->build_id_len = m.build_id_len;
+    if (hr_cur_string(c, &mod->path)) {
+        hr_err(err, "MODULE record at offset %llu: path overruns the record",
+               (unsigned long long)off);
+        return -1;
+    }
+    return 0;
+}
+
+static int hr_parse_stack(struct hr_profile *p, struct hr_cur *c, char *err, uint64_t off)
+{
+    struct hpf_stack s;
+    const void *fixed = hr_cur_take(c, sizeof s);
+    if (!fixed) {
+        hr_err(err, "STACK record at offset %llu too short", (unsigned long long)off);
+        return -1;
+    }
+    memcpy(&s, fixed, sizeof s);
+    /* Exact size: a stack is the one record whose length is fully determined by its header. */
+    if (c->left / 8 != s.depth || c->left % 8) {
+        hr_err(err, "STACK record at offset %llu: depth %u does not match record size %llu",
+               (unsigned long long)off, s.depth, (unsigned long long)(c->left + sizeof s));
+        return -1;
+    }
+    if (s.context_id == 0) {
+        hr_err(err, "STACK record at offset %llu has context id 0", (unsigned long long)off);
+        return -1;
+    }
+    struct hr_context *ctx = hr_context_get(p, s.context_id);
+    if (!ctx) {
+        hr_err(err, "out of memory");
+        return -1;
+    }
+    if (ctx->has_stack) {
+        hr_err(err, "second STACK record for context %u at offset %llu", s.context_id,
+               (unsigned long long)off);
+        return -1;
+    }
+    ctx->pcs = malloc(s.depth ? (size_t)s.depth * 8 : 1);
+    if (!ctx->pcs) {
+        hr_err(err, "out of memory");
+        return -1;
+    }
+    memcpy(ctx->pcs, hr_cur_take(c, (size_t)s.depth * 8), (size_t)s.depth * 8);
+    ctx->depth = s.depth;
+    ctx->has_stack = 1;
+    return 0;
+}
+
+static int hr_parse_hib(struct hr_profile *p, struct hr_cur *c, char *err, uint64_t off)
+{
+    struct hpf_hib h;
+    const void *fixed = hr_cur_take(c, sizeof h);
+    if (!fixed) {
+        hr_err(err, "HIB record at offset %llu too short", (unsigned long long)off);
+        return -1;
+    }
+    memcpy(&h, fixed, sizeof h);
+    if (h.context_id == 0) {
+        hr_err(err, "HIB record at offset %llu has context id 0", (unsigned long long)off);
+        return -1;
+    }
+    struct hr_context *ctx = hr_context_get(p, h.context_id);
+    if (!ctx) {
+        hr_err(err, "out of memory");
+        return -1;
+    }
+    if (ctx->has_hib) {
+        hr_hib_merge(&ctx->hib, &h);
+    } else {
+        ctx->hib = h;
+        ctx->has_hib = 1;
+    }
+    return 0;
+}
+
+static int hr_parse_live(struct hr_profile *p, struct hr_cur *c, char *err, uint64_t off)
+{
+    struct hpf_live l;
+    const void *fixed = hr_cur_take(c, sizeof l);
+    if (!fixed) {
+        hr_err(err, "LIVE record at offset %llu too short", (unsigned long long)off);
+        return -1;
+    }
+    memcpy(&l, fixed, sizeof l);
+    if (l.context_id == 0) {
+        hr_err(err, "LIVE record at offset %llu has context id 0", (unsigned long long)off);
+        return -1;
+    }
+    struct hr_context *ctx = hr_context_get(p, l.context_id);
+    if (!ctx) {
+        hr_err(err, "out of memory");
+        return -1;
+    }
+    if (ctx->has_live) {
+        hr_err(err, "second LIVE record for context %u at offset %llu", l.context_id,
+               (unsigned long long)off);
+        return -1;
+    }
+    ctx->live = l;
+    ctx->has_live = 1;
+    return 0;
+}
+
+static int hr_parse_record(struct hr_profile *p, uint32_t type, struct hr_cur *c,
+                           struct hr_seen *seen, char *err, uint64_t off)
+{
+    switch (type) {
+    case HPF_REC_PROCESS:
+        if (seen->process++) {
+            hr_err(err, "second PROCESS record at offset %llu", (unsigned long long)off);
+            return -1;
+        }
+        return hr_parse_process(p, c, err, off);
+    case HPF_REC_MODULE:
+        return hr_parse_module(p, c, err, off);
+    case HPF_REC_STACK:
+        return hr_parse_stack(p, c, err, off);
+    case HPF_REC_HIB:
+        return hr_parse_hib(p, c, err, off);
+    case HPF_REC_LIVE:
+        return hr_parse_live(p, c, err, off);
+    case HPF_REC_SUMMARY: {
+        if (seen->summary++) {
+            hr_err(err, "second SUMMARY record at offset %llu", (unsigned long long)off);
+            return -1;
+        }
+        const void *fixed = hr_cur_take(c, sizeof p->summary);
+        if (!fixed) {
+            hr_err(err, "SUMMARY record at offset %llu too short", (unsigned long long)off);
+            return -1;
+        }
+        memcpy(&p->summary, fixed, sizeof p->summary);
+        return 0;
+    }
+    case HPF_REC_END: {
+        struct hpf_end e;
+        const void *fixed = hr_cur_take(c, sizeof e);
+        if (!fixed) {
+            hr_err(err, "END record at offset %llu too short", (unsigned long long)off);
+            return -1;
+        }
+        memcpy(&e, fixed, sizeof e);
+        if (e.records != p->records) {
+            hr_err(err, "END record counts %llu records but %llu precede it",
+                   (unsigned long long)e.records, (unsigned long long)p->records);
+            return -1;
+        }
+        seen->end = 1;
+        return 0;
+    }
+    default:
+        p->unknown_records++; /* a newer producer's record: skip it */
+        return 0;
+    }
+}
+
+static int hr_check_header(const uint8_t *data, size_t size, size_t *first, char *err)
+{
+    struct hpf_file_header h;
+    if (size < 8 || memcmp(data, HPF_MAGIC, 8) != 0) {
+        hr_err(err, "not a heapprof profile (bad magic)");
+        return -1;
+    }
+    if (size < sizeof h) {
+        hr_err(err, "truncated file header");
+        return -1;
+    }
+    memcpy(&h, data, sizeof h);
+    if (h.endian_check == __builtin_bswap32(HPF_ENDIAN_CHECK)) {
+        hr_err(err, "wrong endianness (profile written on a big-endian machine)");
+        return -1;
+    }
+    if (h.endian_check != HPF_ENDIAN_CHECK) {
+        hr_err(err, "bad endianness check value 0x%08x", h.endian_check);
+        return -1;
+    }
+    if (h.version != HPF_VERSION) {
+        /* Byte-swapped version numbers are caught above: the endian check comes first. */
+        hr_err(err, "unsupported format version %u (this reader knows %u)", h.version,
+               HPF_VERSION);
+        return -1;
+    }
+    if (h.header_size < sizeof h || h.header_size % 8 || h.header_size > size) {
+        hr_err(err, "bad header size %u", h.header_size);
+        return -1;
+    }
+    *first = h.header_size;
+    return 0;
+}
+
+int hr_profile_parse(struct hr_profile *p, const char *path, uint8_t *data, size_t size,
+                     char err[HR_ERR_MAX])
+{
+    memset(p, 0, sizeof *p);
+    p->data = data;
+    p->size = size;
+    p->path = strdup(path);
+    if (!p->path) {
+        hr_err(err, "out of memory");
+        return -1;
+    }
+    size_t off;
+    if (hr_check_header(data, size, &off, err))
+        return -1;
+
+    struct hr_seen seen = {0};
+    while (off < size) {
+        struct hpf_record_header rh;
+        if (seen.end) {
+            hr_err(err, "%llu bytes after the END record", (unsigned long long)(size - off));
+            return -1;
+        }
+        if (size - off < sizeof rh) {
+            hr_err(err, "truncated record header at offset %zu", off);
+            return -1;
+        }
+        memcpy(&rh, data + off, sizeof rh);
+        size_t avail = size - off - sizeof rh;
+        if (rh.size > avail) {
+            hr_err(err, "%s record at offset %zu: size %llu overflows the file (%zu bytes left)",
+                   hr_type_name(rh.type), off, (unsigned long long)rh.size, avail);
+            return -1;
+        }
+        size_t padded = ((size_t)rh.size + 7) & ~(size_t)7;
+        if (padded > avail) {
+            hr_err(err, "%s record at offset %zu: padding truncated", hr_type_name(rh.type),
+                   off);
+            return -1;
+        }
+        struct hr_cur c = {data + off + sizeof rh, (size_t)rh.size};
+        if (hr_parse_record(p, rh.type, &c, &seen, err, off))
+            return -1;
+        if (!seen.end)
+            p->records++;
+        off += sizeof rh + padded;
+    }
+    if (!seen.end) {
+        hr_err(err, "no END record (truncated profile: was the process killed while writing?)");
+        return -1;
+    }
+    if (!seen.process) {
+        hr_err(err, "no PROCESS record");
+        return -1;
+    }
+    if (!seen.summary) {
+        hr_err(err, "no SUMMARY record");
+        return -1;
+    }
+    return 0;
+}
+
+int hr_profile_load(struct hr_profile *p, const char *path, char err[HR_ERR_MAX])
+{
+    memset(p, 0, sizeof *p);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        hr_err(err, "%s", strerror(errno));
+        return -1;
+    }
+    /* Read to end of file rather than trusting st_size, so pipes and /dev/stdin work too. */
+    struct stat st;
+    size_t cap = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536;
+    size_t got = 0;
+    uint8_t *data = malloc(cap);
+    for (;;) {
+        if (!data) {
+            hr_err(err, "out of memory");
+            close(fd);
+            return -1;
+        }
+        if (got == cap) {
+            uint8_t *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(data, cap * 2);
+            if (!bigger)
+                free(data);
+            data = bigger;
+            cap *= 2;
+            continue;
+        }
+        ssize_t n = read(fd, data + got, cap - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            hr_err(err, "read error: %s", strerror(errno));
+            free(data);
+            close(fd);
+            return -1;
+        }
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fd);
+    return hr_profile_parse(p, path, data, got, err);
+}
+
+void hr_profile_free(struct hr_profile *p)
+{
+    for (size_t i = 0; i < p->ncontexts; i++)
+        free(p->contexts[i].pcs);
+    for (size_t i = 0; i < p->nmodules; i++)
+        free(p->modules[i].segs);
+    free(p->contexts);
+    free(p->index);
+    free(p->modules);
+    free(p->argv);
+    free(p->data);
+    free(p->path);
+    memset(p, 0, sizeof *p);
+}

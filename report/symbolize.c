@@ -1,0 +1,263 @@
+/* Symbolisation of profile addresses: finds the MODULE that mapped a pc, asks libdwfl for the
+ * function and source line at pc - 1, and caches the answer per pc. */
+#include <elfutils/libdwfl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hr_symbolize.h"
+
+/* Per-module state. The Dwfl_Module is NULL when the module has no file we can read. */
+struct hr_sym_module {
+    const struct hr_module *rec;
+    char *path; /* NUL-terminated copy of rec->path */
+    Dwfl_Module *dwmod;
+    int checked_build_id;
+};
+
+/* One executable range, for the pc -> module search. */
+struct hr_range {
+    uint64_t start, end;
+    size_t module;
+};
+
+struct hr_cache_entry {
+    uint64_t pc;
+    int used;
+    struct hr_frame frame; /* strings owned: module points into hr_sym_module, others malloc'ed */
+};
+
+struct hr_symbolizer {
+    const struct hr_profile *profile;
+    FILE *warn;
+    Dwfl *dwfl;
+    struct hr_sym_module *mods;
+    size_t nmods;
+    struct hr_range *ranges;
+    size_t nranges;
+    struct hr_cache_entry *cache;
+    size_t cache_cap, cache_used;
+};
+
+static const Dwfl_Callbacks hr_dwfl_callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+};
+
+static int hr_range_cmp(const void *a, const void *b)
+{
+    const struct hr_range *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Only real files go to libdwfl; "[vdso]", "[heap]", "" and the like just keep the address. */
+static int hr_is_file_path(const char *path)
+{
+    return path[0] == '/';
+}
+
+struct hr_symbolizer *hr_symbolizer_new(const struct hr_profile *p, FILE *warn)
+{
+    struct hr_symbolizer *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->profile = p;
+    s->warn = warn;
+    s->nmods = p->nmodules;
+    s->mods = calloc(p->nmodules ? p->nmodules : 1, sizeof *s->mods);
+    size_t nranges = 0;
+    for (size_t i = 0; i < p->nmodules; i++)
+        nranges += p->modules[i].nsegs;
+    s->ranges = malloc((nranges ? nranges : 1) * sizeof *s->ranges);
+    if (!s->mods || !s->ranges)
+        goto oom;
+    for (size_t i = 0; i < p->nmodules; i++) {
+        const struct hr_module *m = &p->modules[i];
+        s->mods[i].rec = m;
+        s->mods[i].path = strndup(m->path.ptr ? m->path.ptr : "", m->path.len);
+        if (!s->mods[i].path)
+            goto oom;
+        for (uint32_t j = 0; j < m->nsegs; j++)
+            s->ranges[s->nranges++] = (struct hr_range){m->segs[j].start, m->segs[j].end, i};
+    }
+    qsort(s->ranges, s->nranges, sizeof *s->ranges, hr_range_cmp);
+
+    s->dwfl = dwfl_begin(&hr_dwfl_callbacks);
+    if (s->dwfl) {
+        dwfl_report_begin(s->dwfl);
+        for (size_t i = 0; i < s->nmods; i++) {
+            struct hr_sym_module *m = &s->mods[i];
+            /* A path with an embedded NUL is not the file it claims to be. */
+            if (!hr_is_file_path(m->path) || strlen(m->path) != m->rec->path.len)
+                continue;
+            /* add_p_vaddr = true: libdwfl then takes base as the bias (run-time address minus
+             * ELF vaddr), which is exactly what the profile's load_bias is. */
+            m->dwmod = dwfl_report_elf(s->dwfl, m->path, m->path, -1, m->rec->load_bias, true);
+        }
+        dwfl_report_end(s->dwfl, NULL, NULL);
+    }
+
+    s->cache_cap = 1024;
+    s->cache = calloc(s->cache_cap, sizeof *s->cache);
+    if (!s->cache)
+        goto oom;
+    return s;
+oom:
+    hr_symbolizer_free(s);
+    return NULL;
+}
+
+/* The module whose segment holds addr, or -1. Segments of a sane profile do not overlap; if a
+ * malformed one has overlaps, some lookup may miss, which only costs a symbol. */
+static long hr_find_module(const struct hr_symbolizer *s, uint64_t addr)
+{
+    size_t lo = 0, hi = s->nranges;
+    while (lo < hi) { /* first range with start > addr */
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->ranges[mid].start <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || addr >= s->ranges[lo - 1].end)
+        return -1;
+    return (long)s->ranges[lo - 1].module;
+}
+
+static void hr_check_build_id(struct hr_symbolizer *s, struct hr_sym_module *m)
+{
+    if (m->checked_build_id)
+        return;
+    m->checked_build_id = 1;
+    const unsigned char *bits;
+    GElf_Addr vaddr;
+    int len = dwfl_module_build_id(m->dwmod, &bits, &vaddr);
+    if (len <= 0 || m->rec->build_id_len == 0)
+        return; /* nothing to compare */
+    if ((uint32_t)len == m->rec->build_id_len && memcmp(bits, m->rec->build_id, (size_t)len) == 0)
+        return;
+    if (s->warn)
+        fprintf(s->warn,
+                "heapprof-report: warning: %s: %s: build id differs from the profile's; "
+                "the file changed since the run, symbols may be wrong\n",
+                s->profile->path, m->path);
+}
+
+/* Empty strings stay the shared literal, so hr_free_frame frees exactly the non-empty ones. */
+static char *hr_dup(const char *str)
+{
+    if (!str || !*str)
+        return (char *)"";
+    char *d = strdup(str);
+    return d ? d : (char *)""; /* out of memory: lose the name, keep going */
+}
+
+static void hr_lookup(struct hr_symbolizer *s, uint64_t pc, struct hr_frame *f)
+{
+    f->pc = pc;
+    f->module = "";
+    f->function = NULL;
+    f->file = NULL;
+    f->line = 0;
+    /* A return address points after the call; pc - 1 lies inside the call instruction, so it
+     * belongs to the right function and line even when the call was the last instruction. */
+    uint64_t addr = pc ? pc - 1 : 0;
+    long mi = pc ? hr_find_module(s, addr) : -1;
+    if (mi >= 0) {
+        struct hr_sym_module *m = &s->mods[mi];
+        f->module = m->path;
+        if (m->dwmod) {
+            hr_check_build_id(s, m);
+            const char *name = dwfl_module_addrname(m->dwmod, addr);
+            if (name) {
+                char *dem = hr_demangle(name);
+                f->function = dem ? dem : hr_dup(name);
+            }
+            Dwfl_Line *line = dwfl_module_getsrc(m->dwmod, addr);
+            if (line) {
+                int lineno = 0;
+                const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+                if (file) {
+                    f->file = hr_dup(file);
+                    f->line = lineno;
+                }
+            }
+        }
+    }
+    if (!f->function)
+        f->function = hr_dup("");
+    if (!f->file)
+        f->file = hr_dup("");
+}
+
+static void hr_free_frame(struct hr_frame *f)
+{
+    if (*f->function)
+        free((char *)f->function);
+    if (*f->file)
+        free((char *)f->file);
+}
+
+static size_t hr_pc_slot(uint64_t pc, size_t cap)
+{
+    return (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+}
+
+static void hr_cache_grow(struct hr_symbolizer *s)
+{
+    size_t cap = s->cache_cap * 2;
+    struct hr_cache_entry *c = calloc(cap, sizeof *c);
+    if (!c)
+        return; /* the old table still works, it just fills up */
+    for (size_t i = 0; i < s->cache_cap; i++) {
+        if (!s->cache[i].used)
+            continue;
+        size_t j = hr_pc_slot(s->cache[i].pc, cap);
+        while (c[j].used)
+            j = (j + 1) & (cap - 1);
+        c[j] = s->cache[i];
+    }
+    free(s->cache);
+    s->cache = c;
+    s->cache_cap = cap;
+}
+
+void hr_symbolize(struct hr_symbolizer *s, uint64_t pc, struct hr_frame *out)
+{
+    if ((s->cache_used + 1) * 2 > s->cache_cap)
+        hr_cache_grow(s);
+    if (s->cache_used + 1 >= s->cache_cap) { /* could not grow: answer without caching */
+        hr_lookup(s, pc, out);
+        /* Leaks the strings of this one frame; only reachable when memory ran out. */
+        return;
+    }
+    size_t j = hr_pc_slot(pc, s->cache_cap);
+    while (s->cache[j].used && s->cache[j].pc != pc)
+        j = (j + 1) & (s->cache_cap - 1);
+    if (!s->cache[j].used) {
+        s->cache[j].used = 1;
+        s->cache[j].pc = pc;
+        hr_lookup(s, pc, &s->cache[j].frame);
+        s->cache_used++;
+    }
+    *out = s->cache[j].frame;
+}
+
+void hr_symbolizer_free(struct hr_symbolizer *s)
+{
+    if (!s)
+        return;
+    if (s->cache)
+        for (size_t i = 0; i < s->cache_cap; i++)
+            if (s->cache[i].used)
+                hr_free_frame(&s->cache[i].frame);
+    free(s->cache);
+    if (s->dwfl)
+        dwfl_end(s->dwfl);
+    if (s->mods)
+        for (size_t i = 0; i < s->nmods; i++)
+            free(s->mods[i].path);
+    free(s->mods);
+    free(s->ranges);
+    free(s);
+}

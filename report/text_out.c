@@ -1,0 +1,179 @@
+/* The human-readable report: process header, totals, then the top contexts with their
+ * symbolised stacks, in the spirit of heaptrack_print and DHAT. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hr_output.h"
+#include "hr_symbolize.h"
+
+static const char *hr_reason_text(uint32_t r)
+{
+    switch (r) {
+    case HPF_DUMP_EXIT: return "at exit";
+    case HPF_DUMP_API: return "by heapprof_dump()";
+    case HPF_DUMP_SIGNAL: return "on signal";
+    case HPF_DUMP_INTERVAL: return "on interval";
+    default: return "for an unknown reason";
+    }
+}
+
+static const char *hr_unwinder_text(uint32_t u)
+{
+    switch (u) {
+    case HPF_UNWIND_FP: return "fp";
+    case HPF_UNWIND_LIBUNWIND: return "libunwind";
+    default: return "unknown";
+    }
+}
+
+/* avg of a total over a count, 0 for no count; double keeps small averages meaningful. */
+static double hr_avg(uint64_t total, uint64_t count)
+{
+    return count ? (double)total / (double)count : 0.0;
+}
+
+static void hr_text_header(FILE *out, const struct hr_profile *p)
+{
+    const struct hpf_process *pr = &p->process;
+    fputs("heapprof report: ", out);
+    hr_text_string(out, p->path, strlen(p->path));
+    fputs("\n\n", out);
+    fprintf(out, "  process      pid %" PRIu32 ", parent %" PRIu32, pr->pid, pr->ppid);
+    if (pr->forked_from)
+        fprintf(out, ", forked from profiled pid %" PRIu32, pr->forked_from);
+    fputs("\n  command      ", out);
+    for (uint32_t i = 0; i < pr->argc; i++) {
+        if (i)
+            putc(' ', out);
+        hr_text_string(out, p->argv[i].ptr, p->argv[i].len);
+    }
+    fputs("\n  executable   ", out);
+    hr_text_string(out, p->executable.ptr, p->executable.len);
+    fprintf(out, "\n  duration     %" PRIu64 " ms, dump #%" PRIu32 " written %s\n", pr->dump_ms,
+            pr->dump_seq, hr_reason_text(pr->dump_reason));
+    fputs("  backend      ", out);
+    hr_text_string(out, p->backend.ptr, p->backend.len);
+    fprintf(out, ", unwinder %s, stack depth %" PRIu32 "\n\n", hr_unwinder_text(pr->unwinder),
+            pr->stack_depth);
+}
+
+static void hr_text_totals(FILE *out, const struct hpf_summary *s)
+{
+    char a[HR_BYTES_MAX], b[HR_BYTES_MAX];
+    fputs("totals\n", out);
+    fprintf(out, "  allocations  %" PRIu64 " (%s requested)\n", s->total_allocs,
+            hr_format_bytes(a, s->total_bytes));
+    fprintf(out, "  frees        %" PRIu64 "\n", s->total_frees);
+    fprintf(out, "  peak heap    %s in %" PRIu64 " blocks at %" PRIu64 " ms",
+            hr_format_bytes(a, s->peak_live_size), s->peak_live_count, s->peak_ms);
+    if (s->peak_slack_bytes)
+        fprintf(out, " (accurate to within %s)", hr_format_bytes(b, s->peak_slack_bytes));
+    fprintf(out, "\n  leaked       %s in %" PRIu64 " blocks still live at the dump\n",
+            hr_format_bytes(a, s->live_size), s->live_count);
+    fprintf(out, "  contexts     %" PRIu64 " (%" PRIu64 " allocations without context, %" PRIu64
+                 " stacks truncated, %" PRIu64 " evicted records)\n",
+            s->contexts, s->unprofiled_allocs, s->truncated_stacks, s->evicted_hibs);
+    fprintf(out, "  bad frees    %" PRIu64 " foreign, %" PRIu64 " double\n", s->foreign_frees,
+            s->double_frees);
+    fprintf(out, "  metadata     %s of %s budget", hr_format_bytes(a, s->metadata_bytes),
+            hr_format_bytes(b, s->metadata_budget));
+    fprintf(out, ", bootstrap arena %s\n\n", hr_format_bytes(a, s->bootstrap_bytes));
+}
+
+static void hr_text_frame(FILE *out, uint32_t i, const struct hr_frame *f)
+{
+    fprintf(out, "      #%-2" PRIu32 " ", i);
+    if (*f->function)
+        hr_text_string(out, f->function, strlen(f->function));
+    else
+        fprintf(out, "0x%" PRIx64, f->pc);
+    if (*f->file) {
+        fputs(" (", out);
+        hr_text_string(out, f->file, strlen(f->file));
+        fprintf(out, ":%d)", f->line);
+    }
+    if (*f->module) {
+        fputs(" [", out);
+        hr_text_string(out, f->module, strlen(f->module));
+        putc(']', out);
+    }
+    putc('\n', out);
+}
+
+static void hr_text_context(FILE *out, size_t rank, const struct hr_context *c,
+                            struct hr_symbolizer *sym)
+{
+    const struct hpf_hib *h = &c->hib;
+    const struct hpf_live *l = &c->live;
+    char a[HR_BYTES_MAX], b[HR_BYTES_MAX], m[HR_BYTES_MAX], x[HR_BYTES_MAX];
+    int any = h->alloc_count > 0;
+    fprintf(out, "#%zu  context %" PRIu32 ": %" PRIu64 " allocations, %s\n", rank,
+            c->context_id, h->alloc_count, hr_format_bytes(a, h->total_size));
+    double avg = hr_avg(h->total_size, h->alloc_count);
+    if (avg < 1024) /* small sizes keep their fraction: 12.5 B is worth seeing */
+        snprintf(b, sizeof b, "%.1f B", avg);
+    else
+        hr_format_bytes(b, (uint64_t)(avg + 0.5));
+    fprintf(out, "    size       min %s, avg %s, max %s\n",
+            hr_format_bytes(m, any ? h->min_size : 0), b, hr_format_bytes(x, h->max_size));
+    fprintf(out, "    lifetime   min %" PRIu64 " ms, avg %.1f ms, max %" PRIu64 " ms\n",
+            any ? h->min_lifetime_ms : 0, hr_avg(h->total_lifetime_ms, h->alloc_count),
+            h->max_lifetime_ms);
+    fprintf(out, "    leaked     %" PRIu64 " blocks, %s (own max %" PRIu64 " blocks, %s)\n",
+            l->live_count, hr_format_bytes(a, l->live_size), l->max_live_count,
+            hr_format_bytes(b, l->max_live_size));
+    fprintf(out, "    at peak    %" PRIu64 " blocks, %s\n", l->peak_live_count,
+            hr_format_bytes(a, l->peak_live_size));
+    fprintf(out, "    allocated  from %" PRIu64 " ms to %" PRIu64 " ms\n", l->first_alloc_ms,
+            l->last_alloc_ms);
+    fprintf(out,
+            "    cpus       %" PRIu32 " migrated, %" PRIu32 " same alloc cpu, %" PRIu32
+            " same free cpu, %" PRIu32 " lifetime overlaps\n",
+            h->num_migrated_cpu, h->num_same_alloc_cpu, h->num_same_dealloc_cpu,
+            h->num_lifetime_overlaps);
+    if (!c->depth)
+        fputs("    stack      (none recorded)\n", out);
+    else
+        fputs("    stack\n", out);
+    for (uint32_t i = 0; i < c->depth; i++) {
+        struct hr_frame f;
+        hr_symbolize(sym, c->pcs[i], &f);
+        hr_text_frame(out, i, &f);
+    }
+    putc('\n', out);
+}
+
+static int hr_text_profile(FILE *out, const struct hr_profile *p,
+                           const struct hr_output_opts *opts)
+{
+    struct hr_context **order = hr_contexts_sorted(p, opts->sort);
+    struct hr_symbolizer *sym = hr_symbolizer_new(p, opts->warn);
+    if (!order || !sym) {
+        free(order);
+        hr_symbolizer_free(sym);
+        return -1;
+    }
+    hr_text_header(out, p);
+    hr_text_totals(out, &p->summary);
+    size_t shown = opts->top && opts->top < p->ncontexts ? opts->top : p->ncontexts;
+    fprintf(out, "top %zu of %zu contexts by %s\n\n", shown, p->ncontexts,
+            hr_sort_key_name(opts->sort));
+    for (size_t i = 0; i < shown; i++)
+        hr_text_context(out, i + 1, order[i], sym);
+    hr_symbolizer_free(sym);
+    free(order);
+    return 0;
+}
+
+int hr_write_text(FILE *out, struct hr_profile *const *profiles, size_t n,
+                  const struct hr_output_opts *opts)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            fputs("\n", out);
+        if (hr_text_profile(out, profiles[i], opts))
+            return -1;
+    }
+    return 0;
+}
