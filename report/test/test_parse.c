@@ -1,0 +1,315 @@
+/* Unit tests of the profile reader: a well-formed profile gives the expected model, records
+ * may come in any order, unknown records are skipped, and each kind of damage is rejected
+ * with its own message. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpf_writer.h"
+#include "hr_profile.h"
+
+/* Parses b; returns the parse status and leaves the message in err. */
+static int parse(struct ht_buf *b, struct hr_profile *p, char *err)
+{
+    err[0] = 0;
+    return hr_profile_parse(p, "mem.hpf", ht_copy(b->data, b->len), b->len, err);
+}
+
+/* Expects b to be rejected with a message containing want. */
+static void expect_error(struct ht_buf *b, const char *want)
+{
+    struct hr_profile p;
+    char err[HR_ERR_MAX];
+    ck_assert_int_eq(parse(b, &p, err), -1);
+    ck_assert_msg(strstr(err, want), "error '%s' does not mention '%s'", err, want);
+    hr_profile_free(&p);
+}
+
+START_TEST(sample_parses)
+{
+    struct ht_buf b = {0};
+    ht_sample(&b);
+    struct hr_profile p;
+    char err[HR_ERR_MAX];
+    ck_assert_msg(parse(&b, &p, err) == 0, "%s", err);
+    ck_assert_uint_eq(p.process.pid, 1234);
+    ck_assert_uint_eq(p.process.argc, 3);
+    ck_assert_int_eq(p.argv[2].len, 3);
+    ck_assert(memcmp(p.argv[2].ptr, "x y", 3) == 0);
+    ck_assert(p.backend.len == 5 && memcmp(p.backend.ptr, "glibc", 5) == 0);
+    ck_assert(p.executable.len == 13 && memcmp(p.executable.ptr, "/usr/bin/prog", 13) == 0);
+    ck_assert_uint_eq(p.summary.total_allocs, 30);
+    ck_assert_uint_eq(p.ncontexts, 2);
+    struct hr_context *c = hr_context_find(&p, 1);
+    ck_assert_ptr_nonnull(c);
+    ck_assert(c->has_hib && c->has_live && c->has_stack);
+    ck_assert_uint_eq(c->depth, 2);
+    ck_assert_uint_eq(c->pcs[1], 0x401100);
+    ck_assert_uint_eq(c->hib.total_size, 1000);
+    ck_assert_uint_eq(c->live.live_size, 500);
+    ck_assert_ptr_null(hr_context_find(&p, 3));
+    hr_profile_free(&p);
+    free(b.data);
+}
+END_TEST
+
+START_TEST(any_order_and_unknown_records)
+{
+    struct ht_buf b = {0};
+    ht_file_header(&b);
+    /* LIVE and HIB before the STACK, SUMMARY last, and a record type from the future. */
+    struct hpf_live l = {.context_id = 7, .allocs = 1, .bytes = 16};
+    ht_record(&b, HPF_REC_LIVE, &l, sizeof l);
+    uint8_t future[13] = {1, 2, 3};
+    ht_record(&b, 0x4242, future, sizeof future);
+    struct hpf_hib h = {.context_id = 7, .alloc_count = 1, .total_size = 16};
+    ht_record(&b, HPF_REC_HIB, &h, sizeof h);
+    uint64_t pc = 0x1234;
+    ht_stack(&b, 7, &pc, 1);
+    struct hpf_process pr = {.pid = 1};
+    ht_process(&b, &pr, "", "", NULL);
+    struct hpf_summary s = {0};
+    ht_record(&b, HPF_REC_SUMMARY, &s, sizeof s);
+    ht_end(&b);
+    struct hr_profile p;
+    char err[HR_ERR_MAX];
+    ck_assert_msg(parse(&b, &p, err) == 0, "%s", err);
+    ck_assert_uint_eq(p.unknown_records, 1);
+    ck_assert_uint_eq(p.ncontexts, 1);
+    ck_assert_uint_eq(p.contexts[0].hib.total_size, 16);
+    ck_assert_uint_eq(p.contexts[0].pcs[0], 0x1234);
+    hr_profile_free(&p);
+    free(b.data);
+}
+END_TEST
+
+START_TEST(many_contexts_index)
+{
+    /* Enough contexts to make the index grow several times; ids spread over the range. */
+    struct ht_buf b = {0};
+    ht_file_header(&b);
+    struct hpf_process pr = {0};
+    ht_process(&b, &pr, "", "", NULL);
+    struct hpf_summary s = {0};
+    ht_record(&b, HPF_REC_SUMMARY, &s, sizeof s);
+    for (uint32_t i = 1; i <= 5000; i++) {
+        struct hpf_hib h = {.context_id = i * 7919, .alloc_count = i, .total_size = i};
+        ht_record(&b, HPF_REC_HIB, &h, sizeof h);
+    }
+    ht_end(&b);
+    struct hr_profile p;
+    char err[HR_ERR_MAX];
+    ck_assert_msg(parse(&b, &p, err) == 0, "%s", err);
+    ck_assert_uint_eq(p.ncontexts, 5000);
+    for (uint32_t i = 1; i <= 5000; i++) {
+        struct hr_context *c = hr_context_find(&p, i * 7919);
+        ck_assert_ptr_nonnull(c);
+        ck_assert_uint_eq(c->hib.alloc_count, i);
+    }
+    struct hr_context **v = hr_contexts_sorted(&p, HR_SORT_TOTAL_SIZE);
+    ck_assert_uint_eq(v[0]->hib.total_size, 5000);
+    ck_assert_uint_eq(v[4999]->hib.total_size, 1);
+    free(v);
+    hr_profile_free(&p);
+    free(b.data);
+}
+END_TEST
+
+START_TEST(rejects_bad_header)
+{
+    struct ht_buf b = {0};
+    ht_sample(&b);
+    b.data[0] = 'X';
+    expect_error(&b, "not a heapprof profile");
+    b.data[0] = 'H';
+
+    struct hpf_file_header *h = (struct hpf_file_header *)b.data;
+    h->version = 2;
+    expect_error(&b, "unsupported format version 2");
+    h->version = HPF_VERSION;
+
+    h->endian_check = 0x04030201u;
+    expect_error(&b, "wrong endianness");
+    h->endian_check = 0x12345678u;
+    expect_error(&b, "endianness check");
+    h->endian_check = HPF_ENDIAN_CHECK;
+
+    h->header_size = 12;
+    expect_error(&b, "bad header size");
+    h->header_size = sizeof *h;
+
+    size_t len = b.len;
+    b.len = 20;
+    expect_error(&b, "truncated file header");
+    b.len = 0;
+    expect_error(&b, "not a heapprof profile");
+    b.len = len;
+    free(b.data);
+}
+END_TEST
+
+START_TEST(rejects_truncation)
+{
+    struct ht_buf b = {0};
+    ht_sample(&b);
+    size_t len = b.len;
+    b.len = len - 8; /* the END record is 16 + 8 bytes: keep its header, cut its payload */
+    expect_error(&b, "overflows the file");
+    b.len = len - 24; /* exactly before END: every record complete */
+    expect_error(&b, "no END record");
+    b.len = sizeof(struct hpf_file_header) + 8;
+    expect_error(&b, "truncated record header");
+    b.len = len;
+    free(b.data);
+}
+END_TEST
+
+START_TEST(rejects_end_problems)
+{
+    struct ht_buf b = {0};
+    ht_sample(&b);
+    struct hpf_end *e = (struct hpf_end *)(b.data + b.len - 8);
+    e->records += 1;
+    expect_error(&b, "END record counts");
+    e->records -= 1;
+    ht_zeros(&b, 16);
+    expect_error(&b, "after the END record");
+    free(b.data);
+}
+END_TEST
+
+START_TEST(rejects_bad_records)
+{
+    struct ht_buf b = {0};
+    struct hpf_process pr = {.argc = 0};
+    /* stack depth larger than the record */
+    ht_file_header(&b);
+    struct hpf_stack s = {.context_id = 1, .depth = 3};
+    uint64_t pcs[2] = {1, 2};
+    ht_begin(&b, HPF_REC_STACK);
+    ht_put(&b, &s, sizeof s);
+    ht_put(&b, pcs, sizeof pcs);
+    ht_finish(&b);
+    ht_end(&b);
+    expect_error(&b, "depth 3 does not match");
+
+    /* a PROCESS string length pointing past the record */
+    b.len = 0;
+    b.records = 0;
+    ht_file_header(&b);
+    ht_begin(&b, HPF_REC_PROCESS);
+    ht_put(&b, &pr, sizeof pr);
+    uint32_t huge = 1000;
+    ht_put(&b, &huge, 4);
+    ht_put(&b, "abcd", 4);
+    ht_finish(&b);
+    ht_end(&b);
+    expect_error(&b, "string overruns");
+
+    /* argc that cannot fit */
+    b.len = 0;
+    b.records = 0;
+    ht_file_header(&b);
+    pr.argc = 0x40000000;
+    size_t at = b.len;
+    ht_process(&b, &(struct hpf_process){.argc = 0}, "", "", NULL);
+    memcpy(b.data + at + sizeof(struct hpf_record_header) + offsetof(struct hpf_process, argc),
+           &pr.argc, 4);
+    ht_end(&b);
+    expect_error(&b, "argc");
+
+    /* MODULE with more segments than bytes, then with a path overrun */
+    b.len = 0;
+    b.records = 0;
+    ht_file_header(&b);
+    struct hpf_module m = {.nsegs = 1000};
+    ht_record(&b, HPF_REC_MODULE, &m, sizeof m);
+    ht_end(&b);
+    expect_error(&b, "segments do not fit");
+    b.len = 0;
+    b.records = 0;
+    ht_file_header(&b);
+    m.nsegs = 0;
+    ht_begin(&b, HPF_REC_MODULE);
+    ht_put(&b, &m, sizeof m);
+    ht_put(&b, &huge, 4);
+    ht_finish(&b);
+    ht_end(&b);
+    expect_error(&b, "path overruns");
+
+    /* short fixed records */
+    b.len = 0;
+    b.records = 0;
+    ht_file_header(&b);
+    ht_record(&b, HPF_REC_HIB, pcs, 16);
+    ht_end(&b);
+    expect_error(&b, "HIB record at offset 32 too short");
+
+    /* context id 0 and duplicates */
+    b.len = 0;
+    b.records = 0;
+    ht_file_header(&b);
+    struct hpf_live l = {.context_id = 0};
+    ht_record(&b, HPF_REC_LIVE, &l, sizeof l);
+    ht_end(&b);
+    expect_error(&b, "context id 0");
+    b.len = 0;
+    b.records = 0;
+    ht_file_header(&b);
+    l.context_id = 5;
+    ht_record(&b, HPF_REC_LIVE, &l, sizeof l);
+    ht_record(&b, HPF_REC_LIVE, &l, sizeof l);
+    ht_end(&b);
+    expect_error(&b, "second LIVE record for context 5");
+
+    /* complete but without PROCESS / SUMMARY */
+    b.len = 0;
+    b.records = 0;
+    ht_file_header(&b);
+    ht_end(&b);
+    expect_error(&b, "no PROCESS record");
+    free(b.data);
+}
+END_TEST
+
+START_TEST(load_from_file)
+{
+    struct ht_buf b = {0};
+    ht_sample(&b);
+    char *path = ht_tmpfile(b.data, b.len);
+    struct hr_profile p;
+    char err[HR_ERR_MAX];
+    ck_assert_msg(hr_profile_load(&p, path, err) == 0, "%s", err);
+    ck_assert_str_eq(p.path, path);
+    ck_assert_uint_eq(p.ncontexts, 2);
+    hr_profile_free(&p);
+    unlink(path);
+    ck_assert_int_eq(hr_profile_load(&p, path, err), -1);
+    ck_assert(strstr(err, "No such file"));
+    hr_profile_free(&p);
+    ck_assert_int_eq(hr_profile_load(&p, "/tmp", err), -1);
+    hr_profile_free(&p);
+    free(path);
+    free(b.data);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("report_parse");
+    TCase *tc = tcase_create("parse");
+    tcase_add_test(tc, sample_parses);
+    tcase_add_test(tc, any_order_and_unknown_records);
+    tcase_add_test(tc, many_contexts_index);
+    tcase_add_test(tc, rejects_bad_header);
+    tcase_add_test(tc, rejects_truncation);
+    tcase_add_test(tc, rejects_end_problems);
+    tcase_add_test(tc, rejects_bad_records);
+    tcase_add_test(tc, load_from_file);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
