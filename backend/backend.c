@@ -1,0 +1,97 @@
+/* Backend resolution: looks the allocator up with dlsym and keeps only entry points that come
+ * from the same object as its malloc (pvalloc under jemalloc would otherwise be glibc's). */
+#include "backend.h"
+#include "util.h"
+
+#include <dlfcn.h>
+
+struct hp_backend hp_be;
+
+static const void *object_of(void *fn)
+{
+    Dl_info info;
+    if (!fn || !dladdr(fn, &info))
+        return NULL;
+    return info.dli_fbase;
+}
+
+/* Look `name` up in `handle`; keep it only when it lives in `base` (the malloc's object). */
+static void *same_object(void *handle, const char *name, const void *base)
+{
+    void *fn = dlsym(handle, name);
+    if (!fn)
+        return NULL;
+    return object_of(fn) == base ? fn : NULL;
+}
+
+static void fill(void *handle, const char *prefix, const void *base)
+{
+    char name[64];
+#define LOOK(field, sym)                                                            \
+    do {                                                                            \
+        hp_fmt(name, sizeof name, "%s%s", prefix, sym);                             \
+        *(void **)&hp_be.field = same_object(handle, name, base);                   \
+    } while (0)
+    LOOK(free, "free");
+    LOOK(calloc, "calloc");
+    LOOK(realloc, "realloc");
+    LOOK(memalign, "memalign");
+#undef LOOK
+#define LOOK_PLAIN(field, sym) *(void **)&hp_be.field = same_object(handle, sym, base)
+    LOOK_PLAIN(usable_size, "malloc_usable_size");
+    LOOK_PLAIN(mallopt, "mallopt");
+    LOOK_PLAIN(mallinfo, "mallinfo");
+    LOOK_PLAIN(mallinfo2, "mallinfo2");
+    LOOK_PLAIN(malloc_trim, "malloc_trim");
+    LOOK_PLAIN(malloc_stats, "malloc_stats");
+    LOOK_PLAIN(malloc_info, "malloc_info");
+#undef LOOK_PLAIN
+}
+
+int hp_backend_init(const char *name, void *self_malloc, int *passthrough)
+{
+    void *handle = RTLD_NEXT;
+    const char *prefix = "";
+    *passthrough = 0;
+    hp_memset(&hp_be, 0, sizeof hp_be);
+
+    void *in_use = dlsym(RTLD_DEFAULT, "malloc");
+    if (in_use && in_use != self_malloc) {
+        /* Another allocator is earlier in symbol resolution than the shim: everything the
+         * program frees came from it, so the shim can only forward. */
+        *passthrough = 1;
+        handle = RTLD_DEFAULT;
+        name = "in-use";
+    } else if (!hp_strcmp(name, "glibc")) {
+        prefix = "__libc_";
+    } else if (hp_strcmp(name, "next") != 0) {
+        hp_error("unknown backend '%s' (next, glibc); using next", name);
+        name = "next";
+    }
+    hp_be.name = name;
+
+    char sym[64];
+    hp_fmt(sym, sizeof sym, "%smalloc", prefix);
+    hp_be.malloc = (void *(*)(size_t))dlsym(handle, sym);
+    if (!hp_be.malloc) {
+        hp_error("cannot find the underlying %s", sym);
+        return -1;
+    }
+    const void *base = object_of((void *)hp_be.malloc);
+    fill(handle, prefix, base);
+    if (!hp_be.free) {
+        hp_error("the allocator providing %s has no matching free", sym);
+        return -1;
+    }
+    void *(*aa)(size_t, size_t) = (void *(*)(size_t, size_t))same_object(handle, "aligned_alloc", base);
+    if (aa) {
+        void *r = aa(3, 16);
+        hp_be.aligned_alloc_strict = r == NULL;
+        if (r)
+            hp_be.free(r);
+    }
+    Dl_info info;
+    if (dladdr((void *)hp_be.malloc, &info) && info.dli_fname)
+        hp_strlcpy(hp_be.object, info.dli_fname, sizeof hp_be.object);
+    return 0;
+}

@@ -1,0 +1,40 @@
+/* The underlying allocator, behind one table of operations. Only code in backend/ knows how the
+ * functions were found (dlsym); the rest of the shim calls through hp_be. */
+#ifndef HP_BACKEND_H
+#define HP_BACKEND_H
+
+#include <malloc.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct hp_backend {
+    const char *name;
+    void *(*malloc)(size_t);
+    void (*free)(void *);
+    void *(*calloc)(size_t, size_t);         /* NULL: malloc + memset */
+    void *(*realloc)(void *, size_t);        /* NULL: malloc + copy + free */
+    void *(*memalign)(size_t, size_t);       /* NULL: over-allocate with malloc */
+    size_t (*usable_size)(void *);           /* NULL: the requested size is all we know */
+    /* Pass-through entry points (NULL when the allocator lacks them). */
+    int (*mallopt)(int, int);
+    struct mallinfo (*mallinfo)(void);
+    struct mallinfo2 (*mallinfo2)(void);
+    int (*malloc_trim)(size_t);
+    void (*malloc_stats)(void);
+    int (*malloc_info)(int, FILE *);
+    /* aligned_alloc rejects alignments that are not powers of two (C11/glibc >= 2.38). */
+    int aligned_alloc_strict;
+    /* Where malloc came from, for messages. */
+    char object[256];
+};
+
+extern struct hp_backend hp_be;
+
+/* Resolve the backend called `name` ("next" or "glibc"). self_malloc is the shim's own malloc,
+ * used to detect an allocator preloaded before the shim. Returns 0 on success; on failure the
+ * message has already been printed. Sets *passthrough when the process's malloc is not the
+ * shim's (another allocator won symbol resolution): hp_be is then that allocator and the shim
+ * must forward without headers. */
+int hp_backend_init(const char *name, void *self_malloc, int *passthrough);
+
+#endif

@@ -1,0 +1,11 @@
+/* The public API of heapprof.h. */
+#include "hp.h"
+#include "heapprof.h"
+#include "hpf_format.h"
+
+HP_EXPORT int heapprof_dump(void)
+{
+    if (!hp_ready() || !hp_profiling)
+        return -1;
+    return hp_dump(HPF_DUMP_API);
+}

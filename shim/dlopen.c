@@ -1,0 +1,52 @@
+/* dlopen without RTLD_DEEPBIND (strip_deepbind=1): a library opened with it binds malloc and
+ * free to libc's directly, and would then free the shim's blocks behind its back. The x86_64
+ * entry is a few instructions of assembly that end in a jump, so glibc's dlopen still sees the
+ * program as its caller (it resolves the library search path and $ORIGIN from that). */
+#include "hp.h"
+#include "options.h"
+
+#include <dlfcn.h>
+
+HP_INTERNAL void *(*hp_real_dlopen)(const char *, int);
+HP_INTERNAL int hp_dlopen_mask = ~0;
+
+HP_INTERNAL void *hp_dlopen_target(void)
+{
+    hp_ready();
+    if (!hp_real_dlopen)
+        hp_real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+    hp_dlopen_mask = hp_opt.strip_deepbind ? ~RTLD_DEEPBIND : ~0;
+    return (void *)hp_real_dlopen;
+}
+
+#if defined(__x86_64__)
+__asm__(".text\n"
+        ".globl dlopen\n"
+        ".type dlopen, @function\n"
+        "dlopen:\n"
+        ".cfi_startproc\n"
+        "  pushq %rdi\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        "  pushq %rsi\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        "  subq $8, %rsp\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        "  call hp_dlopen_target\n"
+        "  addq $8, %rsp\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        "  popq %rsi\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        "  popq %rdi\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        "  andl hp_dlopen_mask(%rip), %esi\n"
+        "  jmp *%rax\n"
+        ".cfi_endproc\n"
+        ".size dlopen, .-dlopen\n");
+#else
+/* Elsewhere a plain wrapper: dlopen then sees the shim as its caller. */
+HP_EXPORT void *dlopen(const char *file, int mode)
+{
+    void *(*real)(const char *, int) = (void *(*)(const char *, int))hp_dlopen_target();
+    return real(file, mode & hp_dlopen_mask);
+}
+#endif

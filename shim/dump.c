@@ -1,0 +1,716 @@
+/* Writing profiles: the exit dump, on-demand dumps (heapprof_dump(), dump_signal=,
+ * dump_interval_ms=) and the spool of HIBs evicted from the shared table. Everything here uses
+ * raw system calls and static buffers, so a dump may run inside a signal handler. */
+#include "hp.h"
+#include "backend.h"
+#include "bootstrap.h"
+#include "hpf_format.h"
+#include "lock.h"
+#include "maps.h"
+#include "meta.h"
+#include "options.h"
+#include "profile_internal.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+char hp_exe_name[256];
+static char exe_path[1024];
+static char out_template[1024]; /* absolute, %p still in it */
+static char out_path[1100];     /* expanded for this pid */
+static uint32_t forked_from;
+static uint32_t dump_seq;
+static int exit_dumped;
+
+static hp_lock_t dump_lock = HP_LOCK_INIT;
+static hp_lock_t spool_lock = HP_LOCK_INIT;
+static int spool_fd = -1;       /* the exit profile, created at the first eviction */
+static uint64_t spool_records;  /* records in it after the file header */
+static int inherit_fd = -1;     /* after fork: the parent's spool, to copy what it held */
+static uint64_t inherit_len;
+
+volatile int hp_dump_pending;
+
+/* ---------- buffered writer ---------- */
+
+struct writer {
+    int fd, err;
+    uint64_t records;
+    size_t len;
+    char buf[1 << 16];
+};
+
+static struct writer wr; /* used under dump_lock only */
+
+static void w_flush(struct writer *w)
+{
+    const char *p = w->buf;
+    size_t n = w->len;
+    while (n && !w->err) {
+        long r = syscall(SYS_write, w->fd, p, n);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            w->err = errno;
+            break;
+        }
+        p += r;
+        n -= (size_t)r;
+    }
+    w->len = 0;
+}
+
+static void w_bytes(struct writer *w, const void *data, size_t n)
+{
+    const char *p = data;
+    while (n) {
+        if (w->len == sizeof w->buf)
+            w_flush(w);
+        size_t c = sizeof w->buf - w->len;
+        if (c > n)
+            c = n;
+        memcpy(w->buf + w->len, p, c);
+        w->len += c;
+        p += c;
+        n -= c;
+    }
+}
+
+static void w_pad(struct writer *w, size_t n, size_t to)
+{
+    static const char zero[8];
+    size_t pad = (to - n % to) % to;
+    w_bytes(w, zero, pad);
+}
+
+static void w_record(struct writer *w, uint32_t type, uint32_t flags, uint64_t size)
+{
+    struct hpf_record_header rh = {type, flags, size};
+    w_bytes(w, &rh, sizeof rh);
+    w->records++;
+}
+
+static size_t str_size(size_t len) { return 4 + ((len + 3) & ~(size_t)3); }
+
+static void w_string(struct writer *w, const char *s, size_t len)
+{
+    uint32_t l = (uint32_t)len;
+    w_bytes(w, &l, 4);
+    w_bytes(w, s, len);
+    w_pad(w, len, 4);
+}
+
+static void w_file_header(struct writer *w)
+{
+    struct hpf_file_header fh;
+    memset(&fh, 0, sizeof fh);
+    memcpy(fh.magic, HPF_MAGIC, 8);
+    fh.version = HPF_VERSION;
+    fh.header_size = sizeof fh;
+    fh.endian_check = HPF_ENDIAN_CHECK;
+    w_bytes(w, &fh, sizeof fh);
+}
+
+/* ---------- paths ---------- */
+
+static long read_file(const char *path, char *buf, size_t cap)
+{
+    int fd = (int)hp_sys_open(path, O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    size_t have = 0;
+    for (;;) {
+        long r = syscall(SYS_read, fd, buf + have, cap - have);
+        if (r <= 0)
+            break;
+        have += (size_t)r;
+        if (have == cap)
+            break;
+    }
+    syscall(SYS_close, fd);
+    return (long)have;
+}
+
+static void expand_path(void)
+{
+    char pid[16];
+    hp_fmt(pid, sizeof pid, "%d", (int)getpid());
+    size_t o = 0;
+    for (const char *p = out_template; *p && o + 1 < sizeof out_path; p++) {
+        const char *ins = NULL;
+        if (p[0] == '%' && p[1] == 'p')
+            ins = pid;
+        else if (p[0] == '%' && p[1] == 'e')
+            ins = hp_exe_name;
+        else if (p[0] == '%' && p[1] == '%')
+            ins = "%";
+        if (ins) {
+            p++;
+            while (*ins && o + 1 < sizeof out_path)
+                out_path[o++] = *ins++;
+        } else {
+            out_path[o++] = *p;
+        }
+    }
+    out_path[o] = 0;
+}
+
+/* Create path (or path-1, path-2, ... if it exists) exclusively, without following links. */
+static int create_file(const char *path, char *used, size_t cap)
+{
+    for (int k = 0; k < 100; k++) {
+        if (k == 0)
+            hp_strlcpy(used, path, cap);
+        else
+            hp_fmt(used, cap, "%s-%d", path, k);
+        int fd = (int)hp_sys_open(used, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0)
+            return fd;
+        if (errno != EEXIST)
+            break;
+    }
+    hp_error("cannot create profile %s: %s", path, errno == EACCES ? "permission denied" :
+             errno == ENOENT ? "no such directory" : errno == ELOOP ? "it is a symbolic link" :
+             "open failed");
+    return -1;
+}
+
+/* ---------- spool of evicted HIBs ---------- */
+
+static void copy_inherited(int fd)
+{
+    /* Records the parent had spooled before the fork describe this process's history too. */
+    char buf[8192];
+    uint64_t off = sizeof(struct hpf_file_header);
+    while (off < inherit_len) {
+        size_t want = inherit_len - off < sizeof buf ? (size_t)(inherit_len - off) : sizeof buf;
+        long r = syscall(SYS_pread64, inherit_fd, buf, want, (long)off);
+        if (r <= 0)
+            break;
+        hp_write_all(fd, buf, (size_t)r);
+        off += (uint64_t)r;
+    }
+}
+
+static uint64_t inherited_records;
+
+/* With spool_lock held. */
+static int spool_open(void)
+{
+    if (spool_fd >= 0)
+        return 0;
+    if (!out_template[0])
+        return -1;
+    char used[1200];
+    int fd = create_file(out_path, used, sizeof used);
+    if (fd < 0)
+        return -1;
+    struct hpf_file_header fh;
+    memset(&fh, 0, sizeof fh);
+    memcpy(fh.magic, HPF_MAGIC, 8);
+    fh.version = HPF_VERSION;
+    fh.header_size = sizeof fh;
+    fh.endian_check = HPF_ENDIAN_CHECK;
+    hp_write_all(fd, &fh, sizeof fh);
+    if (inherit_fd >= 0) {
+        copy_inherited(fd);
+        spool_records = inherited_records;
+    }
+    hp_strlcpy(out_path, used, sizeof out_path);
+    spool_fd = fd;
+    return 0;
+}
+
+void hp_spool_hib(const void *hib)
+{
+    hp_lock(&spool_lock);
+    if (!exit_dumped && spool_open() == 0) {
+        struct {
+            struct hpf_record_header rh;
+            struct hpf_hib h;
+        } rec = {{HPF_REC_HIB, 0, sizeof(struct hpf_hib)}, *(const struct hpf_hib *)hib};
+        hp_write_all(spool_fd, &rec, sizeof rec);
+        spool_records++;
+    }
+    hp_unlock(&spool_lock);
+}
+
+/* ---------- the dump ---------- */
+
+struct module_acc {
+    struct writer *w;
+    char path[1024];
+    int nsegs, has_exec;
+    struct hpf_segment segs[64];
+};
+
+static int readable(const struct module_acc *m, uint64_t a, uint64_t n)
+{
+    for (int i = 0; i < m->nsegs; i++)
+        if ((m->segs[i].prot & 1) && a >= m->segs[i].start && a + n <= m->segs[i].end)
+            return 1;
+    return 0;
+}
+
+/* Load bias and GNU build id from the ELF image in memory. */
+static void elf_info(const struct module_acc *m, uint64_t *bias, uint8_t *id, uint32_t *idlen)
+{
+    *bias = 0;
+    *idlen = 0;
+    const struct hpf_segment *first = NULL;
+    for (int i = 0; i < m->nsegs; i++)
+        if (m->segs[i].offset == 0 && (m->segs[i].prot & 1)) {
+            first = &m->segs[i];
+            break;
+        }
+    if (!first || !readable(m, first->start, sizeof(Elf64_Ehdr)))
+        return;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)first->start;
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64)
+        return;
+    uint64_t ph = first->start + eh->e_phoff;
+    if (!readable(m, ph, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)))
+        return;
+    const Elf64_Phdr *p = (const Elf64_Phdr *)ph;
+    for (int i = 0; i < eh->e_phnum; i++)
+        if (p[i].p_type == PT_LOAD) {
+            *bias = first->start - (p[i].p_vaddr & ~(uint64_t)4095);
+            break;
+        }
+    for (int i = 0; i < eh->e_phnum; i++) {
+        if (p[i].p_type != PT_NOTE)
+            continue;
+        uint64_t a = *bias + p[i].p_vaddr, end = a + p[i].p_filesz;
+        if (!readable(m, a, p[i].p_filesz))
+            continue;
+        while (a + sizeof(Elf64_Nhdr) <= end) {
+            const Elf64_Nhdr *nh = (const Elf64_Nhdr *)a;
+            uint64_t name = a + sizeof *nh;
+            uint64_t desc = name + ((nh->n_namesz + 3) & ~3u);
+            uint64_t next = desc + ((nh->n_descsz + 3) & ~3u);
+            if (next > end)
+                break;
+            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+                !memcmp((const void *)name, "GNU", 4) && nh->n_descsz <= 64) {
+                memcpy(id, (const void *)desc, nh->n_descsz);
+                *idlen = nh->n_descsz;
+                return;
+            }
+            a = next;
+        }
+    }
+}
+
+static void emit_module(struct module_acc *m)
+{
+    if (!m->nsegs || !m->has_exec) {
+        m->nsegs = 0;
+        return;
+    }
+    uint8_t id[64];
+    uint32_t idlen = 0;
+    uint64_t bias = 0;
+    if (m->path[0] == '/')
+        elf_info(m, &bias, id, &idlen);
+    size_t plen = hp_strlen(m->path);
+    uint64_t size = sizeof(struct hpf_module) + (uint64_t)m->nsegs * sizeof(struct hpf_segment) +
+                    ((idlen + 3) & ~3u) + str_size(plen);
+    w_record(m->w, HPF_REC_MODULE, 0, size);
+    struct hpf_module mod = {bias, (uint32_t)m->nsegs, idlen};
+    w_bytes(m->w, &mod, sizeof mod);
+    w_bytes(m->w, m->segs, (size_t)m->nsegs * sizeof(struct hpf_segment));
+    w_bytes(m->w, id, idlen);
+    w_pad(m->w, idlen, 4);
+    w_string(m->w, m->path, plen);
+    w_pad(m->w, size, 8);
+    m->nsegs = 0;
+}
+
+static int module_line(const struct hp_mapping *mp, void *arg)
+{
+    struct module_acc *m = arg;
+    int named = mp->path[0] == '/' || !hp_strcmp(mp->path, "[vdso]");
+    if (m->nsegs && (hp_strcmp(m->path, mp->path) != 0 || m->nsegs == 64))
+        emit_module(m);
+    if (!named)
+        return 0;
+    if (!m->nsegs) {
+        hp_strlcpy(m->path, mp->path, sizeof m->path);
+        m->has_exec = 0;
+    }
+    struct hpf_segment *s = &m->segs[m->nsegs++];
+    s->start = mp->start;
+    s->end = mp->end;
+    s->offset = mp->offset;
+    s->prot = mp->prot;
+    s->pad = 0;
+    if (mp->prot & 4)
+        m->has_exec = 1;
+    return 0;
+}
+
+static struct module_acc macc;
+
+static void write_process(struct writer *w, int reason, uint32_t now_ms)
+{
+    static char cmdline[8192];
+    long n = read_file("/proc/self/cmdline", cmdline, sizeof cmdline);
+    if (n < 0)
+        n = 0;
+    uint32_t argc = 0;
+    uint64_t size = sizeof(struct hpf_process);
+    size += str_size(hp_strlen(hp_be.name ? hp_be.name : "")) + str_size(hp_strlen(exe_path));
+    for (long i = 0; i < n;) {
+        size_t l = hp_strlen(cmdline + i);
+        if (i + (long)l >= n)
+            l = (size_t)(n - i);
+        size += str_size(l);
+        argc++;
+        i += (long)l + 1;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct hpf_process p;
+    memset(&p, 0, sizeof p);
+    p.pid = (uint32_t)getpid();
+    p.ppid = (uint32_t)getppid();
+    p.start_unix_ns = hp_start_unix_ns();
+    p.dump_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    p.dump_ms = now_ms;
+    p.dump_seq = dump_seq;
+    p.dump_reason = (uint32_t)reason;
+    p.unwinder = hp_strcmp(hp_opt.unwinder, "libunwind") ? HPF_UNWIND_FP : HPF_UNWIND_LIBUNWIND;
+    p.stack_depth = (uint32_t)hp_opt.stack_depth;
+    p.forked_from = forked_from;
+    p.argc = argc;
+    w_record(w, HPF_REC_PROCESS, 0, size);
+    w_bytes(w, &p, sizeof p);
+    const char *bn = hp_be.name ? hp_be.name : "";
+    w_string(w, bn, hp_strlen(bn));
+    w_string(w, exe_path, hp_strlen(exe_path));
+    for (long i = 0; i < n;) {
+        size_t l = hp_strlen(cmdline + i);
+        if (i + (long)l >= n)
+            l = (size_t)(n - i);
+        w_string(w, cmdline + i, l);
+        i += (long)l + 1;
+    }
+    w_pad(w, size, 8);
+}
+
+static void write_hib(const struct hpf_hib *h, void *arg)
+{
+    struct writer *w = arg;
+    w_record(w, HPF_REC_HIB, 0, sizeof *h);
+    w_bytes(w, h, sizeof *h);
+}
+
+static void write_contexts(struct writer *w, uint32_t now_ms, uint32_t cpu)
+{
+    uint32_t n = __atomic_load_n(&hp_prof.next_id, __ATOMIC_ACQUIRE);
+    for (uint32_t id = 1; id < n && id < hp_prof.max_id; id++) {
+        struct hp_ctx *c = __atomic_load_n(&hp_prof.by_id[id], __ATOMIC_ACQUIRE);
+        if (!c)
+            continue;
+        struct hpf_stack st = {c->id, c->depth};
+        w_record(w, HPF_REC_STACK, 0, sizeof st + (uint64_t)c->depth * 8);
+        w_bytes(w, &st, sizeof st);
+        for (uint32_t i = 0; i < c->depth; i++) {
+            uint64_t pc = c->pcs[i];
+            w_bytes(w, &pc, 8);
+        }
+        int64_t lc = c->live_count, ls = c->live_size, lt = c->live_ts;
+        if (lc > 0) {
+            /* Fold the blocks still live into a HIB as if freed now (the RFC's exit rule). */
+            struct hpf_hib h;
+            memset(&h, 0, sizeof h);
+            h.context_id = c->id;
+            h.flags = HPF_HIB_LIVE_FOLDED;
+            h.alloc_count = (uint64_t)lc;
+            h.total_size = ls > 0 ? (uint64_t)ls : 0;
+            h.min_size = c->min_size == UINT64_MAX ? 0 : c->min_size;
+            h.max_size = c->max_size;
+            int64_t tl = lc * (int64_t)now_ms - lt;
+            h.total_lifetime_ms = tl > 0 ? (uint64_t)tl : 0;
+            h.min_lifetime_ms = now_ms >= c->last_alloc_ms ? now_ms - c->last_alloc_ms : 0;
+            h.max_lifetime_ms = c->first_alloc_ms <= now_ms ? now_ms - c->first_alloc_ms : 0;
+            h.alloc_timestamp_ms = c->last_alloc_ms;
+            h.dealloc_timestamp_ms = now_ms;
+            h.alloc_cpu_id = h.dealloc_cpu_id = cpu;
+            w_record(w, HPF_REC_HIB, HPF_HIB_LIVE_FOLDED, sizeof h);
+            w_bytes(w, &h, sizeof h);
+        }
+        struct hpf_live lv;
+        memset(&lv, 0, sizeof lv);
+        lv.context_id = c->id;
+        lv.allocs = c->allocs;
+        lv.bytes = c->bytes;
+        lv.live_count = lc > 0 ? (uint64_t)lc : 0;
+        lv.live_size = ls > 0 ? (uint64_t)ls : 0;
+        lv.max_live_count = c->max_live_count;
+        lv.max_live_size = c->max_live_size;
+        lv.peak_live_count = c->peak_live_count;
+        lv.peak_live_size = c->peak_live_size;
+        lv.first_alloc_ms = c->first_alloc_ms == UINT32_MAX ? 0 : c->first_alloc_ms;
+        lv.last_alloc_ms = c->last_alloc_ms;
+        w_record(w, HPF_REC_LIVE, 0, sizeof lv);
+        w_bytes(w, &lv, sizeof lv);
+    }
+}
+
+static void write_summary(struct writer *w)
+{
+    struct hpf_summary s;
+    memset(&s, 0, sizeof s);
+    s.total_allocs = hp_prof.total_allocs;
+    s.total_frees = hp_prof.total_frees;
+    s.total_bytes = hp_prof.total_bytes;
+    s.live_count = hp_prof.live_count > 0 ? (uint64_t)hp_prof.live_count : 0;
+    s.live_size = hp_prof.live_size > 0 ? (uint64_t)hp_prof.live_size : 0;
+    s.peak_live_size = hp_prof.peak_size;
+    s.peak_live_count = hp_prof.peak_count;
+    s.peak_ms = hp_prof.peak_ms;
+    s.peak_slack_bytes = hp_profile_slack_bound();
+    s.contexts = __atomic_load_n(&hp_prof.next_id, __ATOMIC_RELAXED) - 1;
+    s.unprofiled_allocs = hp_counters.unprofiled_allocs;
+    s.evicted_hibs = hp_counters.evicted_hibs;
+    s.foreign_frees = hp_counters.foreign_frees;
+    s.double_frees = hp_counters.double_frees;
+    s.bootstrap_bytes = hp_boot_bytes();
+    s.metadata_bytes = hp_meta_used();
+    s.metadata_budget = hp_meta_budget();
+    s.truncated_stacks = hp_counters.truncated_stacks;
+    w_record(w, HPF_REC_SUMMARY, 0, sizeof s);
+    w_bytes(w, &s, sizeof s);
+}
+
+int hp_dump(int reason)
+{
+    if (!hp_profiling || !out_template[0])
+        return -1;
+    if (!hp_trylock(&dump_lock))
+        return -1; /* another dump is being written; it is as fresh as this one would be */
+    hp_tls.depth++;
+    hp_maps_refresh(1);
+    hp_profile_flush_all();
+    uint32_t now = hp_now_ms(), cpu = hp_cpu();
+    hp_peak_snapshot_if_pending(1);
+    struct writer *w = &wr;
+    w->err = 0;
+    w->len = 0;
+    w->records = 0;
+    int rc = 0;
+    char used[1200];
+    hp_lock(&spool_lock);
+    if (reason == HPF_DUMP_EXIT) {
+        /* The exit profile continues the spool file, which already holds evicted HIBs. */
+        if (spool_open() != 0) {
+            hp_unlock(&spool_lock);
+            hp_tls.depth--;
+            hp_unlock(&dump_lock);
+            return -1;
+        }
+        w->fd = spool_fd;
+        w->records = spool_records;
+        hp_strlcpy(used, out_path, sizeof used);
+        exit_dumped = 1;
+    } else {
+        char path[1200];
+        hp_fmt(path, sizeof path, "%s.%u", out_path, dump_seq + 1);
+        w->fd = create_file(path, used, sizeof used);
+        if (w->fd < 0) {
+            hp_unlock(&spool_lock);
+            hp_tls.depth--;
+            hp_unlock(&dump_lock);
+            return -1;
+        }
+        w_file_header(w);
+        if (spool_fd >= 0) {
+            /* Self-contained: copy the evicted HIBs spooled so far. */
+            w_flush(w);
+            char buf[8192];
+            long off = sizeof(struct hpf_file_header);
+            long r;
+            while ((r = syscall(SYS_pread64, spool_fd, buf, sizeof buf, off)) > 0) {
+                w_bytes(w, buf, (size_t)r);
+                off += r;
+            }
+            w->records = spool_records;
+        } else if (inherit_fd >= 0) {
+            w_flush(w);
+            copy_inherited(w->fd);
+            w->records = inherited_records;
+        }
+        dump_seq++;
+    }
+    hp_unlock(&spool_lock);
+
+    write_process(w, reason, now);
+    macc.w = w;
+    macc.nsegs = 0;
+    hp_maps_foreach(module_line, &macc);
+    emit_module(&macc);
+    write_contexts(w, now, cpu);
+    hp_table_foreach(write_hib, w);
+    write_summary(w);
+    struct hpf_end end = {w->records};
+    w_record(w, HPF_REC_END, 0, sizeof end);
+    w_bytes(w, &end, sizeof end);
+    w_flush(w);
+    if (w->err) {
+        hp_error("writing profile %s failed (errno %d)", used, w->err);
+        rc = -1;
+    } else {
+        hp_info("profile written to %s", used);
+    }
+    if (reason != HPF_DUMP_EXIT)
+        syscall(SYS_close, w->fd);
+    else
+        syscall(SYS_fsync, w->fd);
+    hp_tls.depth--;
+    hp_unlock(&dump_lock);
+    return rc;
+}
+
+void hp_dump_at_exit(void)
+{
+    if (exit_dumped || !hp_profiling)
+        return;
+    hp_dump(HPF_DUMP_EXIT);
+}
+
+/* ---------- triggers ---------- */
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig, (void)si, (void)uc;
+    int saved = errno;
+    if (hp_tls.depth)
+        hp_dump_pending = 1; /* finished by the interrupted call on its way out */
+    else
+        hp_dump(HPF_DUMP_SIGNAL);
+    errno = saved;
+}
+
+void hp_dump_run_pending(void)
+{
+    if (hp_dump_pending && !hp_tls.depth) {
+        hp_dump_pending = 0;
+        hp_dump(HPF_DUMP_SIGNAL);
+    }
+}
+
+static void *interval_thread(void *arg)
+{
+    (void)arg;
+    struct timespec ts = {(time_t)(hp_opt.dump_interval_ms / 1000),
+                          (long)(hp_opt.dump_interval_ms % 1000) * 1000000L};
+    for (;;) {
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+            ;
+        ts.tv_sec = (time_t)(hp_opt.dump_interval_ms / 1000);
+        ts.tv_nsec = (long)(hp_opt.dump_interval_ms % 1000) * 1000000L;
+        hp_dump(HPF_DUMP_INTERVAL);
+    }
+    return NULL;
+}
+
+static void start_interval_thread(void)
+{
+    if (!hp_opt.dump_interval_ms || !hp_profiling)
+        return;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* the program's signals are not ours to take */
+    pthread_t th;
+    hp_note_threads();
+    if (pthread_create(&th, NULL, interval_thread, NULL) == 0)
+        pthread_detach(th);
+    else
+        hp_error("cannot start the dump_interval_ms thread");
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void hp_dump_init(void)
+{
+    long n = syscall(SYS_readlink, "/proc/self/exe", exe_path, sizeof exe_path - 1);
+    exe_path[n > 0 ? n : 0] = 0;
+    const char *base = exe_path;
+    for (const char *p = exe_path; *p; p++)
+        if (*p == '/')
+            base = p + 1;
+    hp_strlcpy(hp_exe_name, *base ? base : "unknown", sizeof hp_exe_name);
+    const char *o = hp_opt.output;
+    if (!o[0]) {
+        out_template[0] = 0;
+        return;
+    }
+    if (o[0] == '/') {
+        hp_strlcpy(out_template, o, sizeof out_template);
+    } else {
+        char cwd[800];
+        long r = syscall(SYS_getcwd, cwd, sizeof cwd);
+        if (r <= 0)
+            hp_strlcpy(cwd, ".", sizeof cwd);
+        hp_fmt(out_template, sizeof out_template, "%s/%s", cwd, o);
+    }
+    expand_path();
+}
+
+void hp_dump_late_init(void)
+{
+    if (!hp_profiling)
+        return;
+    if (hp_opt.dump_signal) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_signal;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigfillset(&sa.sa_mask);
+        if (sigaction((int)hp_opt.dump_signal, &sa, NULL) != 0)
+            hp_error("dump_signal=%d: cannot install the handler", (int)hp_opt.dump_signal);
+    }
+    start_interval_thread();
+}
+
+/* Fork: the dump lock and the spool lock are held across fork() so the child never sees a
+ * half-written spool record; the child then starts its own profile file. */
+void hp_dump_fork_prepare(void)
+{
+    hp_lock(&dump_lock);
+    hp_lock(&spool_lock);
+}
+
+void hp_dump_fork_parent(void)
+{
+    hp_unlock(&spool_lock);
+    hp_unlock(&dump_lock);
+}
+
+void hp_dump_fork_child(void)
+{
+    hp_lock_reset(&spool_lock);
+    hp_lock_reset(&dump_lock);
+    forked_from = (uint32_t)getppid();
+    if (spool_fd >= 0) {
+        if (inherit_fd >= 0)
+            syscall(SYS_close, inherit_fd);
+        inherit_fd = spool_fd;
+        inherit_len = (uint64_t)lseek(spool_fd, 0, SEEK_END);
+        inherited_records = spool_records;
+    }
+    spool_fd = -1;
+    spool_records = 0;
+    dump_seq = 0;
+    exit_dumped = 0;
+    if (out_template[0])
+        expand_path();
+    start_interval_thread();
+}

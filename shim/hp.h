@@ -1,0 +1,89 @@
+/* The shim's internal API: what the interposed entry points forward to, and the state shared
+ * between init, the allocation paths and the profiler. */
+#ifndef HP_H
+#define HP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+/* ---- init (init.c) ---- */
+enum { HP_INIT_NONE = 0, HP_INIT_RUNNING = 1, HP_INIT_DONE = 2 };
+extern int hp_init_state;
+extern int hp_passthrough;    /* another allocator won symbol resolution: forward only */
+extern int hp_profiling;      /* profile=1 and profiler set up */
+extern int hp_realloc_zero_frees; /* backend's realloc(p, 0) frees and returns NULL */
+/* Returns 1 when the shim is ready; 0 while init runs (caller must use the bootstrap arena). */
+int hp_init_slow(void);
+static inline int hp_ready(void)
+{
+    if (HP_LIKELY(__atomic_load_n(&hp_init_state, __ATOMIC_ACQUIRE) == HP_INIT_DONE))
+        return 1;
+    return hp_init_slow();
+}
+
+/* ---- per-thread state (thread.c) ---- */
+struct hp_thread;
+struct hp_tls {
+    int depth;                 /* >0 while inside the shim: nested calls are re-entrant */
+    int dead;                  /* the thread's destructor ran: no cache any more */
+    struct hp_thread *thread;  /* profiling state, NULL until the first profiled call */
+    uintptr_t stack_hi;        /* upper bound for frame pointers (0: not computed yet) */
+};
+extern __thread struct hp_tls hp_tls __attribute__((tls_model("initial-exec")));
+
+/* ---- allocation paths (alloc.c) ---- */
+enum hp_kind { HP_K_MALLOC, HP_K_CALLOC, HP_K_REALLOC, HP_K_MEMALIGN, HP_K_NEW };
+void *hp_alloc(size_t size, size_t align, int zero);
+void hp_free(void *p);
+void *hp_realloc(void *p, size_t size);
+size_t hp_usable_size(void *p);
+/* The ms clock and cpu id used in headers and HIBs. */
+uint32_t hp_now_ms(void);
+uint32_t hp_cpu(void);
+void hp_clock_init(void);
+uint64_t hp_start_unix_ns(void);
+
+/* ---- profiler (profile.c) ---- */
+void hp_profile_init(void);
+/* On allocation: returns the context id for the header (0 if not profiled) and accounts it. */
+uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu);
+/* On free of a block whose header says it was profiled. */
+void hp_profile_free(uint32_t ctx, uint64_t size, uint32_t alloc_ms, uint32_t alloc_cpu);
+void hp_profile_thread_exit(void);
+void hp_profile_fork_prepare(void);
+void hp_profile_fork_parent(void);
+void hp_profile_fork_child(void);
+void hp_note_threads(void); /* a second thread may exist from now on */
+uint64_t hp_profile_slack_bound(void); /* bound on the error of the peak figures */
+
+/* ---- stacks (stack.c) ---- */
+void hp_stack_init(void);
+void hp_stack_late_init(void); /* after libc is up: may dlopen libunwind */
+/* Innermost first, shim frames dropped. Returns the depth; *truncated set when cut. */
+int hp_stack_capture(uintptr_t *pcs, int max, int *truncated);
+void hp_maps_refresh(int force);
+int hp_is_exec(uintptr_t pc);
+
+/* ---- dumps (dump.c) ---- */
+void hp_dump_init(void);      /* output path, signal handler, interval thread */
+void hp_dump_late_init(void);
+int hp_dump(int reason);      /* 0 on success */
+void hp_dump_at_exit(void);
+void hp_dump_fork_child(void);
+void hp_spool_hib(const void *hib); /* write one evicted HIB record */
+void hp_dump_fork_prepare(void);
+void hp_dump_fork_parent(void);
+extern volatile int hp_dump_pending;
+void hp_dump_run_pending(void); /* a dump signal arrived while inside the shim */
+extern char hp_exe_name[256];
+
+/* ---- counters for the summary ---- */
+struct hp_counters {
+    uint64_t foreign_frees, double_frees, unprofiled_allocs, truncated_stacks, evicted_hibs;
+};
+extern struct hp_counters hp_counters;
+static inline void hp_count(uint64_t *c) { __atomic_fetch_add(c, 1, __ATOMIC_RELAXED); }
+
+#endif

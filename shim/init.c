@@ -1,0 +1,157 @@
+/* One idempotent, single-flight init in a fixed order: options, backend, profiler, atfork,
+ * ready. It runs from whichever comes first, the first allocation or the library constructor;
+ * while it runs, every allocation (its own dlsym ones, other threads') is served by the
+ * bootstrap arena, so nothing ever waits for it. */
+#include "hp.h"
+#include "backend.h"
+#include "meta.h"
+#include "header.h"
+#include "options.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int hp_init_state;
+int hp_passthrough;
+int hp_profiling;
+int hp_realloc_zero_frees = 1;
+extern void *hp_self_malloc(size_t);
+__thread struct hp_tls hp_tls __attribute__((tls_model("initial-exec")));
+
+extern char **environ;
+
+/* Find HEAPPROF_OPTIONS without getenv (which is not guaranteed to be usable this early):
+ * environ when libc has set it, /proc/self/environ otherwise. Ignored for setuid programs. */
+static const char *find_options(char *buf, size_t cap)
+{
+    static const char key[] = "HEAPPROF_OPTIONS=";
+    const size_t klen = sizeof key - 1;
+    if (getauxval(AT_SECURE))
+        return NULL;
+    if (environ) {
+        for (char **e = environ; *e; e++)
+            if (!hp_strncmp(*e, key, klen))
+                return *e + klen;
+        return NULL;
+    }
+    int fd = (int)hp_sys_open("/proc/self/environ", O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0)
+        return NULL;
+    long n = syscall(SYS_read, fd, buf, cap - 1);
+    syscall(SYS_close, fd);
+    if (n <= 0)
+        return NULL;
+    buf[n] = 0;
+    for (long i = 0; i < n;) {
+        if (!hp_strncmp(buf + i, key, klen))
+            return buf + i + klen;
+        i += (long)hp_strlen(buf + i) + 1;
+    }
+    return NULL;
+}
+
+static void fork_prepare(void)
+{
+    hp_tls.depth++;
+    hp_dump_fork_prepare();
+    if (hp_profiling)
+        hp_profile_fork_prepare();
+    hp_meta_fork_prepare();
+}
+
+static void fork_parent(void)
+{
+    hp_meta_fork_parent();
+    if (hp_profiling)
+        hp_profile_fork_parent();
+    hp_dump_fork_parent();
+    hp_tls.depth--;
+}
+
+static void fork_child(void)
+{
+    hp_meta_fork_child();
+    hp_tls.stack_hi = 0;
+    if (hp_profiling) {
+        hp_dump_fork_child(); /* first: the child's spool must exist before anything evicts */
+        hp_profile_fork_child();
+    }
+    hp_tls.depth--;
+}
+
+static void do_init(void)
+{
+    static char envbuf[65536];
+    hp_options_parse(&hp_opt, find_options(envbuf, sizeof envbuf));
+    if (hp_opt.help)
+        hp_options_print(&hp_opt, 2);
+
+    const uint8_t *rnd = (const uint8_t *)getauxval(AT_RANDOM);
+    uint64_t seed = 0x5eed;
+    if (rnd)
+        memcpy(&seed, rnd + 8, sizeof seed); /* the first 8 bytes seed the stack protector */
+    hp_secret = hp_mix64(seed ^ (uint64_t)(uintptr_t)&seed);
+
+    if (hp_backend_init(hp_opt.backend, (void *)&hp_self_malloc, &hp_passthrough) != 0) {
+        hp_error("no usable allocator found; aborting");
+        _exit(127);
+    }
+    if (hp_passthrough) {
+        hp_warn("another allocator (%s) is loaded before the shim and serves malloc; "
+                "the shim only forwards to it and records nothing", hp_be.object);
+        return;
+    }
+    /* Mirror what the backend does with realloc(p, 0). */
+    if (hp_be.realloc) {
+        void *t = hp_be.malloc(1);
+        void *r = t ? hp_be.realloc(t, 0) : NULL;
+        hp_realloc_zero_frees = t && !r;
+        if (r)
+            hp_be.free(r);
+    }
+    hp_clock_init();
+    hp_meta_init(hp_opt.metadata_budget_mb << 20);
+    if (hp_opt.profile) {
+        hp_stack_init();
+        hp_profile_init();
+        hp_dump_init();
+    }
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+int hp_init_slow(void)
+{
+    int expected = HP_INIT_NONE;
+    if (!__atomic_compare_exchange_n(&hp_init_state, &expected, HP_INIT_RUNNING, 0,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return expected == HP_INIT_DONE;
+    hp_tls.depth++;
+    do_init();
+    hp_tls.depth--;
+    __atomic_store_n(&hp_init_state, HP_INIT_DONE, __ATOMIC_RELEASE);
+    return 1;
+}
+
+/* After libc's own constructors: work that needs a working libc (dlopen, threads, signals). */
+__attribute__((constructor(101))) static void hp_constructor(void)
+{
+    hp_ready();
+    if (hp_passthrough || !hp_profiling)
+        return;
+    hp_tls.depth++;
+    hp_stack_late_init();
+    hp_dump_late_init();
+    hp_tls.depth--;
+}
+
+/* The preloaded library is finalised after the program and the libraries it loaded, so frees
+ * made by their destructors and atexit handlers are in the profile. */
+__attribute__((destructor(101))) static void hp_destructor(void)
+{
+    if (hp_init_state == HP_INIT_DONE && hp_profiling)
+        hp_dump_at_exit();
+}

@@ -1,0 +1,87 @@
+/* Metadata arena (see meta.h): a bump allocator over 2 MiB mmap chunks behind one spinlock;
+ * it is only used on slow paths (a new context, a new thread, table setup). */
+#include "meta.h"
+#include "lock.h"
+#include "util.h"
+
+#include <sys/mman.h>
+
+#define CHUNK_SIZE (2u << 20)
+
+static hp_lock_t meta_lock = HP_LOCK_INIT;
+static char *cur, *cur_end;
+static uint64_t used, budget = 64ull << 20;
+static int warned;
+
+void hp_meta_init(uint64_t budget_bytes) { budget = budget_bytes; }
+
+static void *map_region(size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static int over_budget(size_t size)
+{
+    if (used + size <= budget)
+        return 0;
+    if (!warned) {
+        warned = 1;
+        hp_warn("metadata budget of %llu MiB reached; new contexts are no longer recorded "
+                "(raise metadata_budget_mb)", (unsigned long long)(budget >> 20));
+    }
+    return 1;
+}
+
+void *hp_meta_alloc(size_t size)
+{
+    size = (size + HP_CACHELINE - 1) & ~(size_t)(HP_CACHELINE - 1);
+    if (size > CHUNK_SIZE / 4)
+        return hp_meta_map(size);
+    hp_lock(&meta_lock);
+    void *r = NULL;
+    if ((size_t)(cur_end - cur) < size) {
+        if (over_budget(CHUNK_SIZE)) {
+            hp_unlock(&meta_lock);
+            return NULL;
+        }
+        char *c = map_region(CHUNK_SIZE);
+        if (!c) {
+            hp_unlock(&meta_lock);
+            return NULL;
+        }
+        used += CHUNK_SIZE;
+        cur = c;
+        cur_end = c + CHUNK_SIZE;
+    }
+    r = cur;
+    cur += size;
+    hp_unlock(&meta_lock);
+    return r;
+}
+
+void *hp_meta_map(size_t size)
+{
+    size = (size + 4095) & ~(size_t)4095;
+    hp_lock(&meta_lock);
+    if (over_budget(size)) {
+        hp_unlock(&meta_lock);
+        return NULL;
+    }
+    used += size;
+    hp_unlock(&meta_lock);
+    void *p = map_region(size);
+    if (!p) {
+        hp_lock(&meta_lock);
+        used -= size;
+        hp_unlock(&meta_lock);
+    }
+    return p;
+}
+
+uint64_t hp_meta_used(void) { return __atomic_load_n(&used, __ATOMIC_RELAXED); }
+uint64_t hp_meta_budget(void) { return budget; }
+void hp_meta_fork_prepare(void) { hp_lock(&meta_lock); }
+void hp_meta_fork_parent(void) { hp_unlock(&meta_lock); }
+void hp_meta_fork_child(void) { hp_lock_reset(&meta_lock); }

@@ -1,0 +1,21 @@
+/* The shim's metadata arena: memory for stacks, tables and thread state comes from mmap under
+ * a budget (metadata_budget_mb), never from the user's heap. Blocks are cache-line aligned and
+ * zeroed; they are never freed (metadata lives as long as the process). */
+#ifndef HP_META_H
+#define HP_META_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void hp_meta_init(uint64_t budget_bytes);
+/* Zeroed, 64-byte aligned; NULL when the budget or the kernel says no. */
+void *hp_meta_alloc(size_t size);
+/* Large zeroed region of its own mapping (tables), counted against the budget. */
+void *hp_meta_map(size_t size);
+uint64_t hp_meta_used(void);
+uint64_t hp_meta_budget(void);
+void hp_meta_fork_prepare(void);
+void hp_meta_fork_parent(void);
+void hp_meta_fork_child(void);
+
+#endif

@@ -1,0 +1,77 @@
+/* C++ operator new and delete in all their forms, in C, on the shim's allocation path: new
+ * retries through the installed std::new_handler and throws std::bad_alloc when there is none;
+ * the nothrow forms return NULL instead. libstdc++'s (or libc++'s) own functions are found at
+ * run time, only when an allocation fails. */
+#include "hp.h"
+
+#include <dlfcn.h>
+#include <stddef.h>
+
+typedef void (*new_handler_t)(void);
+
+static new_handler_t current_handler(void)
+{
+    static new_handler_t (*get)(void);
+    if (!get)
+        get = (new_handler_t(*)(void))dlsym(RTLD_DEFAULT, "_ZSt15get_new_handlerv");
+    return get ? get() : NULL;
+}
+
+__attribute__((noreturn)) static void throw_bad_alloc(void)
+{
+    void (*thrower)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "_ZSt17__throw_bad_allocv");
+    if (thrower)
+        thrower();
+    hp_error("operator new: out of memory and no C++ runtime to throw std::bad_alloc");
+    __builtin_trap();
+}
+
+static void *new_impl(size_t size, size_t align, int nothrow)
+{
+    if (align && !hp_is_pow2(align)) {
+        if (nothrow)
+            return NULL;
+        throw_bad_alloc();
+    }
+    for (;;) {
+        void *p = hp_alloc(size, align > 16 ? align : 0, 0);
+        if (HP_LIKELY(p != NULL))
+            return p;
+        new_handler_t h = current_handler();
+        if (!h) {
+            if (nothrow)
+                return NULL;
+            throw_bad_alloc();
+        }
+        h();
+    }
+}
+
+#define NEW(name, args, call) \
+    HP_EXPORT void *name args { return call; }
+#define DELETE(name, args) \
+    HP_EXPORT void name args { hp_free(p); }
+
+typedef struct nothrow_t nothrow_t;
+
+NEW(_Znwm, (size_t n), new_impl(n, 0, 0))
+NEW(_Znam, (size_t n), new_impl(n, 0, 0))
+NEW(_ZnwmRKSt9nothrow_t, (size_t n, const nothrow_t *t), ((void)t, new_impl(n, 0, 1)))
+NEW(_ZnamRKSt9nothrow_t, (size_t n, const nothrow_t *t), ((void)t, new_impl(n, 0, 1)))
+NEW(_ZnwmSt11align_val_t, (size_t n, size_t a), new_impl(n, a, 0))
+NEW(_ZnamSt11align_val_t, (size_t n, size_t a), new_impl(n, a, 0))
+NEW(_ZnwmSt11align_val_tRKSt9nothrow_t, (size_t n, size_t a, const nothrow_t *t), ((void)t, new_impl(n, a, 1)))
+NEW(_ZnamSt11align_val_tRKSt9nothrow_t, (size_t n, size_t a, const nothrow_t *t), ((void)t, new_impl(n, a, 1)))
+
+DELETE(_ZdlPv, (void *p))
+DELETE(_ZdaPv, (void *p))
+DELETE(_ZdlPvm, (void *p, size_t n))
+DELETE(_ZdaPvm, (void *p, size_t n))
+DELETE(_ZdlPvRKSt9nothrow_t, (void *p, const nothrow_t *t))
+DELETE(_ZdaPvRKSt9nothrow_t, (void *p, const nothrow_t *t))
+DELETE(_ZdlPvSt11align_val_t, (void *p, size_t a))
+DELETE(_ZdaPvSt11align_val_t, (void *p, size_t a))
+DELETE(_ZdlPvmSt11align_val_t, (void *p, size_t n, size_t a))
+DELETE(_ZdaPvmSt11align_val_t, (void *p, size_t n, size_t a))
+DELETE(_ZdlPvSt11align_val_tRKSt9nothrow_t, (void *p, size_t a, const nothrow_t *t))
+DELETE(_ZdaPvSt11align_val_tRKSt9nothrow_t, (void *p, size_t a, const nothrow_t *t))

@@ -1,0 +1,689 @@
+/* Allocation profiling: every allocation is attributed to its call stack (stack depot), every
+ * free becomes a block event merged into a per-thread cache of partial HIBs, and those flow into
+ * one set-associative shared HIB table whose evicted entries go to the profile at once.
+ *
+ * Hot paths take only their own thread's lock (contended only by a dump or fork). Live-heap
+ * counters are pushed from the thread to the contexts and the global totals on every event
+ * while the process has one thread, and in batches of peak_slack_kb once it has more; that
+ * batching is the only source of error in the peak figures (documented in docs/FORMAT.md). */
+#include "hp.h"
+#include "hib.h"
+#include "meta.h"
+#include "options.h"
+#include "profile_internal.h"
+
+#include <pthread.h>
+#include <string.h>
+
+struct hp_prof hp_prof;
+
+/* ---------- stack depot ---------- */
+
+static struct hp_ctx **buckets;
+static uint64_t bucket_mask;
+
+static uint64_t hash_stack(const uintptr_t *pcs, int n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n;
+    for (int i = 0; i < n; i++)
+        h = hp_mix64(h ^ pcs[i]);
+    return h;
+}
+
+static int same_stack(const struct hp_ctx *c, uint64_t h, const uintptr_t *pcs, int n)
+{
+    return c->hash == h && c->depth == (uint32_t)n && !memcmp(c->pcs, pcs, (size_t)n * sizeof *pcs);
+}
+
+static struct hp_ctx *depot_get(const uintptr_t *pcs, int n)
+{
+    uint64_t h = hash_stack(pcs, n);
+    struct hp_ctx **b = &buckets[h & bucket_mask];
+    struct hp_ctx *head = __atomic_load_n(b, __ATOMIC_ACQUIRE);
+    for (struct hp_ctx *c = head; c; c = c->next)
+        if (same_stack(c, h, pcs, n))
+            return c;
+    uint32_t id = __atomic_fetch_add(&hp_prof.next_id, 1, __ATOMIC_RELAXED);
+    if (id >= hp_prof.max_id) {
+        __atomic_store_n(&hp_prof.next_id, hp_prof.max_id, __ATOMIC_RELAXED);
+        return NULL;
+    }
+    struct hp_ctx *c = hp_meta_alloc(sizeof *c + (size_t)n * sizeof(uintptr_t));
+    if (!c)
+        return NULL;
+    c->hash = h;
+    c->id = id;
+    c->depth = (uint32_t)n;
+    c->first_alloc_ms = UINT32_MAX;
+    c->min_size = UINT64_MAX;
+    memcpy(c->pcs, pcs, (size_t)n * sizeof *pcs);
+    for (;;) {
+        c->next = head;
+        if (__atomic_compare_exchange_n(b, &head, c, 0, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+            break;
+        /* Someone else inserted: maybe this very stack. (Our id stays unused.) */
+        for (struct hp_ctx *o = head; o; o = o->next)
+            if (same_stack(o, h, pcs, n))
+                return o;
+    }
+    __atomic_store_n(&hp_prof.by_id[id], c, __ATOMIC_RELEASE);
+    return c;
+}
+
+/* ---------- shared HIB table ---------- */
+
+struct slot {
+    uint32_t ctx_id;
+    uint32_t pad;
+    uint64_t last_use;
+    struct hpf_hib hib;
+};
+
+struct set {
+    hp_lock_t lock;
+    uint64_t clock;
+};
+
+static struct set *sets;
+static struct slot *slots;
+static uint64_t nsets, ways;
+
+static uint64_t set_of(uint32_t ctx_id) { return hp_mix64(ctx_id) & (nsets - 1); }
+
+static void table_merge(uint32_t ctx_id, const struct hpf_hib *partial)
+{
+    if (partial->alloc_count == 0)
+        return;
+    uint64_t si = set_of(ctx_id);
+    struct set *s = &sets[si];
+    struct slot *row = &slots[si * ways];
+    hp_lock(&s->lock);
+    s->clock++;
+    struct slot *victim = NULL;
+    for (uint64_t w = 0; w < ways; w++) {
+        struct slot *sl = &row[w];
+        if (sl->ctx_id == ctx_id) {
+            hp_hib_merge(&sl->hib, partial);
+            sl->last_use = s->clock;
+            hp_unlock(&s->lock);
+            return;
+        }
+        if (!victim || (sl->ctx_id == 0 && victim->ctx_id != 0) ||
+            (victim->ctx_id != 0 && sl->ctx_id != 0 && sl->last_use < victim->last_use))
+            victim = sl;
+    }
+    if (victim->ctx_id != 0) {
+        /* The RFC's associative table: the least recently used entry of the set goes to the
+         * profile now and the reader merges it with later records of the same context. */
+        victim->hib.flags = HPF_HIB_EVICTED;
+        hp_spool_hib(&victim->hib);
+        hp_count(&hp_counters.evicted_hibs);
+    }
+    victim->ctx_id = ctx_id;
+    victim->last_use = s->clock;
+    memset(&victim->hib, 0, sizeof victim->hib);
+    victim->hib.context_id = ctx_id;
+    hp_hib_merge(&victim->hib, partial);
+    hp_unlock(&s->lock);
+}
+
+void hp_table_foreach(void (*fn)(const struct hpf_hib *, void *), void *arg)
+{
+    for (uint64_t si = 0; si < nsets; si++) {
+        hp_lock(&sets[si].lock);
+        for (uint64_t w = 0; w < ways; w++) {
+            struct slot *sl = &slots[si * ways + w];
+            if (sl->ctx_id) {
+                struct hpf_hib copy = sl->hib;
+                copy.flags = 0;
+                hp_unlock(&sets[si].lock);
+                fn(&copy, arg);
+                hp_lock(&sets[si].lock);
+            }
+        }
+        hp_unlock(&sets[si].lock);
+    }
+}
+
+/* ---------- counters shared by threads ---------- */
+
+static int multi; /* set before a second thread can exist */
+
+void hp_note_threads(void) { __atomic_store_n(&multi, 1, __ATOMIC_SEQ_CST); }
+
+static inline void add_i64(int64_t *p, int64_t d)
+{
+    if (multi)
+        __atomic_fetch_add(p, d, __ATOMIC_RELAXED);
+    else
+        __atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + d, __ATOMIC_RELAXED);
+}
+
+static inline void add_u64(uint64_t *p, uint64_t d) { add_i64((int64_t *)p, (int64_t)d); }
+
+static inline void max_u64(uint64_t *p, uint64_t v)
+{
+    uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (v > cur && !__atomic_compare_exchange_n(p, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
+static inline void min_u64(uint64_t *p, uint64_t v)
+{
+    uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (v < cur && !__atomic_compare_exchange_n(p, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
+static inline void min_u32(uint32_t *p, uint32_t v)
+{
+    uint32_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (v < cur && !__atomic_compare_exchange_n(p, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
+static inline void max_u32(uint32_t *p, uint32_t v)
+{
+    uint32_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (v > cur && !__atomic_compare_exchange_n(p, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
+static hp_lock_t peak_lock = HP_LOCK_INIT;
+
+void hp_peak_snapshot_if_pending(int at_peak_only)
+{
+    if (!__atomic_load_n(&hp_prof.peak_pending, __ATOMIC_ACQUIRE))
+        return;
+    hp_lock(&peak_lock);
+    if (hp_prof.peak_pending &&
+        (!at_peak_only || (uint64_t)__atomic_load_n(&hp_prof.live_size, __ATOMIC_RELAXED) >= hp_prof.peak_size)) {
+        uint32_t n = __atomic_load_n(&hp_prof.next_id, __ATOMIC_ACQUIRE);
+        for (uint32_t id = 1; id < n && id < hp_prof.max_id; id++) {
+            struct hp_ctx *c = __atomic_load_n(&hp_prof.by_id[id], __ATOMIC_ACQUIRE);
+            if (!c)
+                continue;
+            int64_t lc = __atomic_load_n(&c->live_count, __ATOMIC_RELAXED);
+            int64_t ls = __atomic_load_n(&c->live_size, __ATOMIC_RELAXED);
+            c->peak_live_count = lc > 0 ? (uint64_t)lc : 0;
+            c->peak_live_size = ls > 0 ? (uint64_t)ls : 0;
+        }
+        hp_prof.peak_snap_size = hp_prof.peak_size;
+        __atomic_store_n(&hp_prof.peak_pending, 0, __ATOMIC_RELEASE);
+    }
+    hp_unlock(&peak_lock);
+}
+
+/* Apply a change of the process's live heap. Called with fresh per-context counters. */
+static void global_live(int64_t dsize, int64_t dcount)
+{
+    int64_t now_size, now_count;
+    if (multi) {
+        now_size = __atomic_add_fetch(&hp_prof.live_size, dsize, __ATOMIC_RELAXED);
+        now_count = __atomic_add_fetch(&hp_prof.live_count, dcount, __ATOMIC_RELAXED);
+    } else {
+        now_size = hp_prof.live_size += dsize;
+        now_count = hp_prof.live_count += dcount;
+    }
+    if (now_size > 0 && (uint64_t)now_size > __atomic_load_n(&hp_prof.peak_size, __ATOMIC_RELAXED)) {
+        if (multi)
+            hp_lock(&peak_lock);
+        if ((uint64_t)now_size > hp_prof.peak_size) {
+            hp_prof.peak_size = (uint64_t)now_size;
+            hp_prof.peak_count = now_count > 0 ? (uint64_t)now_count : 0;
+            hp_prof.peak_ms = hp_now_ms();
+            /* Per-context values at the peak are copied when the heap starts to shrink from
+             * it (one pass over the contexts), and only when the peak grew by more than 1%
+             * since the last copy, which bounds the number of passes. */
+            if (hp_prof.peak_size > hp_prof.peak_snap_size + hp_prof.peak_snap_size / 100 ||
+                hp_prof.peak_snap_size == 0)
+                hp_prof.peak_pending = 1;
+        }
+        if (multi)
+            hp_unlock(&peak_lock);
+    } else if (dsize < 0 && hp_prof.peak_pending) {
+        /* The heap is leaving its peak: the contexts still hold their values from before
+         * this change, except the one just pushed; close enough within the slack. */
+        hp_peak_snapshot_if_pending(0);
+    }
+}
+
+/* ---------- per-thread caches ---------- */
+
+struct tentry {
+    uint32_t ctx_id;
+    uint32_t dirty;
+    struct hp_ctx *ctx;
+    int64_t d_live_count, d_live_size, d_live_ts;
+    uint64_t d_allocs, d_bytes, d_min_size, d_max_size;
+    uint32_t first_ms, last_ms;
+    struct hpf_hib hib;
+};
+
+#define DEFER_MAX 64
+#define DIRTY_MAX 64
+
+struct deferred {
+    uint32_t ctx, alloc_ms, alloc_cpu, dealloc_ms, dealloc_cpu;
+    uint64_t size;
+};
+
+struct hp_thread {
+    hp_lock_t lock;
+    int alive;
+    struct hp_thread *next_all, *next_free;
+    int64_t pend_size, pend_count;
+    uint32_t ndirty;
+    uint32_t dirty[DIRTY_MAX];
+    volatile uint32_t ndef;
+    struct deferred def[DEFER_MAX];
+    uint64_t lost_deferred;
+    struct tentry *entries;
+};
+
+static struct hp_thread *all_threads, *free_threads;
+static hp_lock_t registry_lock = HP_LOCK_INIT;
+static uint64_t tmask;
+static pthread_key_t exit_key;
+static int exit_key_ok;
+
+static void push_entry_live(struct tentry *e)
+{
+    struct hp_ctx *c = e->ctx;
+    if (e->d_live_count || e->d_live_size || e->d_live_ts) {
+        add_i64(&c->live_count, e->d_live_count);
+        int64_t ls;
+        if (multi)
+            ls = __atomic_add_fetch(&c->live_size, e->d_live_size, __ATOMIC_RELAXED);
+        else
+            ls = c->live_size += e->d_live_size;
+        add_i64(&c->live_ts, e->d_live_ts);
+        int64_t lc = __atomic_load_n(&c->live_count, __ATOMIC_RELAXED);
+        if (lc > 0)
+            max_u64(&c->max_live_count, (uint64_t)lc);
+        if (ls > 0)
+            max_u64(&c->max_live_size, (uint64_t)ls);
+        e->d_live_count = e->d_live_size = e->d_live_ts = 0;
+    }
+    if (e->d_allocs) {
+        add_u64(&c->allocs, e->d_allocs);
+        add_u64(&c->bytes, e->d_bytes);
+        min_u32(&c->first_alloc_ms, e->first_ms);
+        max_u32(&c->last_alloc_ms, e->last_ms);
+        min_u64(&c->min_size, e->d_min_size);
+        max_u64(&c->max_size, e->d_max_size);
+        e->d_allocs = e->d_bytes = e->d_max_size = 0;
+        e->d_min_size = UINT64_MAX;
+        e->first_ms = UINT32_MAX;
+        e->last_ms = 0;
+    }
+    e->dirty = 0;
+}
+
+/* Push the thread's pending live-heap changes to the contexts and the global totals. */
+static void publish(struct hp_thread *t)
+{
+    for (uint32_t i = 0; i < t->ndirty; i++) {
+        struct tentry *e = &t->entries[t->dirty[i]];
+        if (e->dirty)
+            push_entry_live(e);
+    }
+    t->ndirty = 0;
+    int64_t ds = t->pend_size, dc = t->pend_count;
+    t->pend_size = t->pend_count = 0;
+    if (ds || dc)
+        global_live(ds, dc);
+}
+
+static void flush_entry(struct tentry *e)
+{
+    if (!e->ctx_id)
+        return;
+    push_entry_live(e);
+    if (e->hib.alloc_count) {
+        table_merge(e->ctx_id, &e->hib);
+        memset(&e->hib, 0, sizeof e->hib);
+    }
+}
+
+static void flush_thread(struct hp_thread *t)
+{
+    publish(t);
+    for (uint64_t i = 0; i <= tmask; i++) {
+        flush_entry(&t->entries[i]);
+        t->entries[i].ctx_id = 0;
+    }
+}
+
+static struct tentry *entry_for(struct hp_thread *t, struct hp_ctx *c)
+{
+    uint64_t i = hp_mix64(c->id) & tmask;
+    struct tentry *e = &t->entries[i];
+    if (HP_LIKELY(e->ctx_id == c->id))
+        return e;
+    if (e->ctx_id) {
+        /* A collision: its live changes must reach the context before the slot is reused. */
+        flush_entry(e);
+    }
+    memset(e, 0, sizeof *e);
+    e->ctx_id = c->id;
+    e->ctx = c;
+    e->first_ms = UINT32_MAX;
+    e->d_min_size = UINT64_MAX;
+    e->hib.context_id = c->id;
+    return e;
+}
+
+static void mark_dirty(struct hp_thread *t, struct tentry *e)
+{
+    if (!e->dirty) {
+        e->dirty = 1;
+        t->dirty[t->ndirty++] = (uint32_t)(e - t->entries);
+    }
+}
+
+static inline uint64_t abs64(int64_t v) { return v < 0 ? (uint64_t)-v : (uint64_t)v; }
+
+/* One thread's unpublished change, to the whole heap or to one context, stays below the
+ * slack; with a single thread nothing is left unpublished. */
+static void maybe_publish(struct hp_thread *t, const struct tentry *e)
+{
+    if (!multi || abs64(t->pend_size) >= hp_prof.slack || abs64(e->d_live_size) >= hp_prof.slack ||
+        t->ndirty >= DIRTY_MAX)
+        publish(t);
+}
+
+static uint64_t nthreads; /* thread caches ever created = most threads alive at once */
+
+uint64_t hp_profile_slack_bound(void) { return multi ? hp_prof.slack * 2 * nthreads : 0; }
+
+static void thread_exit(void *arg)
+{
+    struct hp_thread *t = arg;
+    hp_tls.depth++;
+    hp_lock(&t->lock);
+    flush_thread(t);
+    t->alive = 0;
+    hp_unlock(&t->lock);
+    hp_tls.thread = NULL;
+    hp_tls.dead = 1;
+    hp_lock(&registry_lock);
+    t->next_free = free_threads;
+    free_threads = t;
+    hp_unlock(&registry_lock);
+    hp_tls.depth--;
+}
+
+static struct hp_thread *thread_get(void)
+{
+    struct hp_thread *t = hp_tls.thread;
+    if (HP_LIKELY(t != NULL))
+        return t;
+    if (hp_tls.dead)
+        return NULL;
+    hp_lock(&registry_lock);
+    t = free_threads;
+    if (t) {
+        free_threads = t->next_free;
+    } else {
+        t = hp_meta_alloc(sizeof *t);
+        if (t)
+            t->entries = hp_meta_alloc((tmask + 1) * sizeof(struct tentry));
+        if (t && t->entries) {
+            nthreads++;
+            t->next_all = all_threads;
+            __atomic_store_n(&all_threads, t, __ATOMIC_RELEASE);
+        } else {
+            t = NULL;
+        }
+    }
+    int others = 0;
+    for (struct hp_thread *o = all_threads; o; o = o->next_all)
+        others += o->alive && o != t;
+    if (t)
+        t->alive = 1;
+    hp_unlock(&registry_lock);
+    if (!t) {
+        hp_tls.dead = 1; /* out of metadata: account directly from now on */
+        return NULL;
+    }
+    if (others)
+        hp_note_threads();
+    hp_tls.thread = t;
+    /* The destructor flushes the cache when the thread exits. pthread_setspecific does not
+     * allocate for the first keys, which is where ours is. */
+    if (exit_key_ok)
+        pthread_setspecific(exit_key, t);
+    return t;
+}
+
+/* ---------- events ---------- */
+
+static void free_event(struct hp_thread *t, uint32_t ctx_id, uint64_t size, uint32_t alloc_ms,
+                       uint32_t alloc_cpu, uint32_t dealloc_ms, uint32_t dealloc_cpu)
+{
+    struct hp_ctx *c = __atomic_load_n(&hp_prof.by_id[ctx_id], __ATOMIC_ACQUIRE);
+    if (!c)
+        return;
+    struct hp_block_event ev = {size, alloc_ms, dealloc_ms, alloc_cpu, dealloc_cpu, 0, 0};
+    if (t) {
+        struct tentry *e = entry_for(t, c);
+        hp_hib_add(&e->hib, &ev);
+        e->d_live_count--;
+        e->d_live_size -= (int64_t)size;
+        e->d_live_ts -= alloc_ms;
+        mark_dirty(t, e);
+        t->pend_size -= (int64_t)size;
+        t->pend_count--;
+        maybe_publish(t, e);
+    } else {
+        struct hpf_hib h;
+        memset(&h, 0, sizeof h);
+        h.context_id = ctx_id;
+        hp_hib_add(&h, &ev);
+        table_merge(ctx_id, &h);
+        __atomic_fetch_add(&c->live_count, -1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&c->live_size, -(int64_t)size, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&c->live_ts, -(int64_t)alloc_ms, __ATOMIC_RELAXED);
+        hp_note_threads();
+        global_live(-(int64_t)size, -1);
+    }
+    add_u64(&hp_prof.total_frees, 1);
+}
+
+static void run_deferred(struct hp_thread *t)
+{
+    for (;;) {
+        uint32_t n = __atomic_load_n(&t->ndef, __ATOMIC_ACQUIRE);
+        if (!n)
+            return;
+        struct deferred d = t->def[n - 1];
+        if (__atomic_compare_exchange_n(&t->ndef, &n, n - 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+            free_event(t, d.ctx, d.size, d.alloc_ms, d.alloc_cpu, d.dealloc_ms, d.dealloc_cpu);
+    }
+}
+
+uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu)
+{
+    struct hp_tls *tl = &hp_tls;
+    if (tl->depth) {
+        hp_count(&hp_counters.unprofiled_allocs);
+        return 0;
+    }
+    tl->depth = 1;
+    uintptr_t pcs[256];
+    int truncated = 0;
+    int n = hp_stack_capture(pcs, (int)hp_opt.stack_depth, &truncated);
+    if (truncated)
+        hp_count(&hp_counters.truncated_stacks);
+    struct hp_ctx *c = depot_get(pcs, n);
+    if (HP_UNLIKELY(!c)) {
+        hp_count(&hp_counters.unprofiled_allocs);
+        tl->depth = 0;
+        return 0;
+    }
+    struct hp_thread *t = thread_get();
+    if (HP_LIKELY(t != NULL)) {
+        hp_lock(&t->lock);
+        struct tentry *e = entry_for(t, c);
+        e->d_allocs++;
+        e->d_bytes += size;
+        e->d_live_count++;
+        e->d_live_size += (int64_t)size;
+        e->d_live_ts += now_ms;
+        if (now_ms < e->first_ms)
+            e->first_ms = now_ms;
+        if (now_ms > e->last_ms)
+            e->last_ms = now_ms;
+        if (size < e->d_min_size)
+            e->d_min_size = size;
+        if (size > e->d_max_size)
+            e->d_max_size = size;
+        mark_dirty(t, e);
+        t->pend_size += (int64_t)size;
+        t->pend_count++;
+        maybe_publish(t, e);
+        if (t->ndef)
+            run_deferred(t);
+        hp_unlock(&t->lock);
+    } else {
+        hp_note_threads();
+        __atomic_fetch_add(&c->allocs, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&c->bytes, size, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&c->live_count, 1, __ATOMIC_RELAXED);
+        int64_t ls = __atomic_add_fetch(&c->live_size, (int64_t)size, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&c->live_ts, (int64_t)now_ms, __ATOMIC_RELAXED);
+        max_u64(&c->max_live_size, (uint64_t)ls);
+        min_u32(&c->first_alloc_ms, now_ms);
+        max_u32(&c->last_alloc_ms, now_ms);
+        min_u64(&c->min_size, size);
+        max_u64(&c->max_size, size);
+        global_live((int64_t)size, 1);
+    }
+    add_u64(&hp_prof.total_allocs, 1);
+    add_u64(&hp_prof.total_bytes, size);
+    (void)cpu;
+    tl->depth = 0;
+    if (HP_UNLIKELY(hp_dump_pending))
+        hp_dump_run_pending();
+    return c->id;
+}
+
+void hp_profile_free(uint32_t ctx, uint64_t size, uint32_t alloc_ms, uint32_t alloc_cpu)
+{
+    struct hp_tls *tl = &hp_tls;
+    if (ctx >= hp_prof.max_id)
+        return;
+    uint32_t now = hp_now_ms(), cpu = hp_cpu();
+    if (tl->depth) {
+        /* A signal handler freeing while this thread is inside the shim: leave the event
+         * for the interrupted call to apply when it finishes. */
+        struct hp_thread *t = tl->thread;
+        if (t) {
+            uint32_t n = t->ndef;
+            if (n < DEFER_MAX) {
+                t->def[n] = (struct deferred){ctx, alloc_ms, alloc_cpu, now, cpu, size};
+                __atomic_signal_fence(__ATOMIC_SEQ_CST);
+                t->ndef = n + 1;
+                return;
+            }
+            t->lost_deferred++;
+        }
+        return;
+    }
+    tl->depth = 1;
+    struct hp_thread *t = thread_get();
+    if (t) {
+        hp_lock(&t->lock);
+        free_event(t, ctx, size, alloc_ms, alloc_cpu, now, cpu);
+        if (t->ndef)
+            run_deferred(t);
+        hp_unlock(&t->lock);
+    } else {
+        free_event(NULL, ctx, size, alloc_ms, alloc_cpu, now, cpu);
+    }
+    tl->depth = 0;
+    if (HP_UNLIKELY(hp_dump_pending))
+        hp_dump_run_pending();
+}
+
+void hp_profile_flush_all(void)
+{
+    for (struct hp_thread *t = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); t; t = t->next_all) {
+        hp_lock(&t->lock);
+        if (t->alive)
+            flush_thread(t);
+        hp_unlock(&t->lock);
+    }
+}
+
+void hp_profile_thread_exit(void)
+{
+    if (hp_tls.thread)
+        thread_exit(hp_tls.thread);
+}
+
+void hp_profile_init(void)
+{
+    hp_prof.max_id = (uint32_t)hp_opt.max_contexts + 1;
+    hp_prof.next_id = 1;
+    uint64_t nb = hp_round_pow2(hp_opt.max_contexts);
+    buckets = hp_meta_map(nb * sizeof *buckets);
+    hp_prof.by_id = hp_meta_map((size_t)hp_prof.max_id * sizeof *hp_prof.by_id);
+    ways = hp_opt.hib_table_ways;
+    nsets = hp_round_pow2(hp_opt.hib_table_size / ways);
+    sets = hp_meta_map(nsets * sizeof *sets);
+    slots = hp_meta_map(nsets * ways * sizeof *slots);
+    tmask = hp_opt.thread_cache_size - 1;
+    hp_prof.slack = hp_opt.peak_slack_kb * 1024;
+    if (!buckets || !hp_prof.by_id || !sets || !slots) {
+        hp_error("metadata budget too small for the profiler's tables; profiling is off");
+        hp_profiling = 0;
+        return;
+    }
+    bucket_mask = nb - 1;
+    exit_key_ok = pthread_key_create(&exit_key, thread_exit) == 0;
+    hp_profiling = 1;
+}
+
+/* Fork: the child must find every structure consistent, so the parent holds all locks across
+ * fork(). Order: registry, each thread (list order), table sets, peak. (The dump lock and the
+ * spool lock are taken before these by dump.c; the metadata lock after them by init.c.) */
+void hp_profile_fork_prepare(void)
+{
+    hp_lock(&registry_lock);
+    for (struct hp_thread *t = all_threads; t; t = t->next_all)
+        hp_lock(&t->lock);
+    for (uint64_t i = 0; i < nsets; i++)
+        hp_lock(&sets[i].lock);
+    hp_lock(&peak_lock);
+}
+
+void hp_profile_fork_parent(void)
+{
+    hp_unlock(&peak_lock);
+    for (uint64_t i = nsets; i-- > 0;)
+        hp_unlock(&sets[i].lock);
+    for (struct hp_thread *t = all_threads; t; t = t->next_all)
+        hp_unlock(&t->lock);
+    hp_unlock(&registry_lock);
+}
+
+void hp_profile_fork_child(void)
+{
+    hp_lock_reset(&peak_lock);
+    for (uint64_t i = 0; i < nsets; i++)
+        hp_lock_reset(&sets[i].lock);
+    /* Only the forking thread survives: fold the others' caches in and recycle them. */
+    for (struct hp_thread *t = all_threads; t; t = t->next_all) {
+        hp_lock_reset(&t->lock);
+        if (t->alive && t != hp_tls.thread) {
+            flush_thread(t);
+            t->alive = 0;
+            t->next_free = free_threads;
+            free_threads = t;
+        }
+    }
+    hp_lock_reset(&registry_lock);
+    multi = 0;
+}

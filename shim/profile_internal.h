@@ -1,0 +1,45 @@
+/* Data structures of the profiler shared by profile.c (recording) and dump.c (writing). */
+#ifndef HP_PROFILE_INTERNAL_H
+#define HP_PROFILE_INTERNAL_H
+
+#include <stdint.h>
+
+#include "hpf_format.h"
+#include "lock.h"
+
+/* One allocation context: a call stack in the depot, with its live-heap counters. Lives in the
+ * metadata arena forever. Counters are pushed here from thread caches (see profile.c). */
+struct hp_ctx {
+    struct hp_ctx *next; /* hash chain */
+    uint64_t hash;
+    uint32_t id, depth;
+    int64_t live_count, live_size, live_ts; /* live_ts: sum of alloc_ms of live blocks */
+    uint64_t allocs, bytes;
+    uint64_t max_live_count, max_live_size;
+    uint64_t peak_live_count, peak_live_size;
+    uint64_t min_size, max_size; /* over every allocation of the context */
+    uint32_t first_alloc_ms, last_alloc_ms;
+    uintptr_t pcs[];
+};
+
+/* Global state the dump needs. */
+struct hp_prof {
+    struct hp_ctx **by_id;
+    uint32_t max_id; /* ids are 1..max_id-1 */
+    uint32_t next_id;
+    int64_t live_size, live_count;
+    uint64_t peak_size, peak_count, peak_ms, peak_snap_size;
+    int peak_pending;
+    uint64_t total_allocs, total_frees, total_bytes;
+    uint64_t slack;
+};
+extern struct hp_prof hp_prof;
+
+/* Flush every thread's cache into the shared table and context counters (dump, fork). */
+void hp_profile_flush_all(void);
+/* Call fn for every HIB in the shared table. */
+void hp_table_foreach(void (*fn)(const struct hpf_hib *, void *), void *arg);
+/* Record per-context values at the global peak if it has not been done for the current peak. */
+void hp_peak_snapshot_if_pending(int at_peak_only);
+
+#endif

@@ -1,0 +1,177 @@
+/* Stack capture. The default walks frame pointers and trusts a frame only while it lies on this
+ * thread's stack above the previous one and its return address is in an executable mapping
+ * (Debian's libraries have no frame pointers: unchecked walks would hash garbage). The other
+ * unwinder is libunwind, loaded privately (RTLD_LOCAL) because libunwind.so.8 also exports
+ * _Unwind_* and backtrace, which must not replace libgcc's for the whole process. */
+#include "hp.h"
+#include "lock.h"
+#include "maps.h"
+#include "options.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+extern void *__libc_stack_end;
+
+struct range {
+    uintptr_t start, end;
+};
+
+#define MAX_RANGES 8192
+
+/* Two tables: readers use the published one while a refresh fills the other. Refreshes are at
+ * least a second apart, far longer than any reader holds a table. */
+static struct range tables[2][MAX_RANGES];
+static struct range *exec_tab;
+static int exec_n, cur_tab;
+static hp_lock_t refresh_lock = HP_LOCK_INIT;
+static uint32_t last_refresh_ms;
+static uintptr_t shim_lo, shim_hi;
+static int (*unw_backtrace_fn)(void **, int);
+
+struct fill_state {
+    struct range *t;
+    int n;
+    uintptr_t self;
+};
+
+static int fill_exec(const struct hp_mapping *m, void *arg)
+{
+    struct fill_state *s = arg;
+    if (!(m->prot & 4) || s->n >= MAX_RANGES)
+        return 0;
+    s->t[s->n].start = m->start;
+    s->t[s->n].end = m->end;
+    s->n++;
+    if (s->self >= m->start && s->self < m->end) {
+        shim_lo = m->start;
+        shim_hi = m->end;
+    }
+    return 0;
+}
+
+void hp_maps_refresh(int force)
+{
+    uint32_t now = hp_now_ms();
+    if (!force && exec_tab && now - last_refresh_ms < 1000)
+        return;
+    if (!hp_trylock(&refresh_lock))
+        return;
+    int next = exec_tab ? !cur_tab : 0;
+    struct fill_state s = {tables[next], 0, (uintptr_t)&hp_maps_refresh};
+    if (hp_maps_foreach(fill_exec, &s) == 0 && s.n > 0) {
+        __atomic_store_n(&exec_n, 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&exec_tab, s.t, __ATOMIC_RELEASE);
+        __atomic_store_n(&exec_n, s.n, __ATOMIC_RELEASE);
+        cur_tab = next;
+    }
+    last_refresh_ms = now;
+    hp_unlock(&refresh_lock);
+}
+
+int hp_is_exec(uintptr_t pc)
+{
+    int n = __atomic_load_n(&exec_n, __ATOMIC_ACQUIRE);
+    const struct range *t = __atomic_load_n(&exec_tab, __ATOMIC_ACQUIRE);
+    int lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (pc < t[mid].start)
+            hi = mid - 1;
+        else if (pc >= t[mid].end)
+            lo = mid + 1;
+        else
+            return 1;
+    }
+    return 0;
+}
+
+static uintptr_t stack_top(void)
+{
+    uintptr_t hi = hp_tls.stack_hi;
+    if (HP_LIKELY(hi))
+        return hi;
+    if (syscall(SYS_gettid) == getpid())
+        hi = (uintptr_t)__libc_stack_end; /* every frame of the main thread is below it */
+    else
+        hi = (uintptr_t)pthread_self(); /* glibc puts the thread descriptor atop its stack */
+    hp_tls.stack_hi = hi;
+    return hi;
+}
+
+static int in_shim(uintptr_t pc) { return pc >= shim_lo && pc < shim_hi; }
+
+static int capture_fp(uintptr_t *pcs, int max, int *truncated)
+{
+    uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+    uintptr_t lo = fp, hi = stack_top();
+    if (lo >= hi) /* running on an alternate signal stack */
+        hi = lo + (1u << 20);
+    int n = 0, miss = 0;
+    while (fp >= lo && fp + 2 * sizeof(uintptr_t) <= hi && !(fp & (sizeof(uintptr_t) - 1))) {
+        uintptr_t next = ((uintptr_t *)fp)[0];
+        uintptr_t ret = ((uintptr_t *)fp)[1];
+        if (!in_shim(ret)) {
+            if (!hp_is_exec(ret)) {
+                miss = 1;
+                break;
+            }
+            if (n == max) {
+                *truncated = 1;
+                break;
+            }
+            pcs[n++] = ret;
+        }
+        if (next <= fp)
+            break;
+        fp = next;
+    }
+    /* A return address outside every known executable mapping may belong to a library loaded
+     * since the last look at the maps. */
+    if (miss && n == 0)
+        hp_maps_refresh(0);
+    return n;
+}
+
+static int capture_unwind(uintptr_t *pcs, int max, int *truncated)
+{
+    void *buf[320];
+    int got = unw_backtrace_fn(buf, (int)(sizeof buf / sizeof buf[0]));
+    int n = 0, i = 0;
+    while (i < got && in_shim((uintptr_t)buf[i]))
+        i++;
+    for (; i < got; i++) {
+        if (n == max) {
+            *truncated = 1;
+            break;
+        }
+        pcs[n++] = (uintptr_t)buf[i];
+    }
+    return n;
+}
+
+int hp_stack_capture(uintptr_t *pcs, int max, int *truncated)
+{
+    if (unw_backtrace_fn)
+        return capture_unwind(pcs, max, truncated);
+    return capture_fp(pcs, max, truncated);
+}
+
+void hp_stack_init(void) { hp_maps_refresh(1); }
+
+void hp_stack_late_init(void)
+{
+    if (hp_strcmp(hp_opt.unwinder, "libunwind") == 0) {
+        void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+        void *fn = h ? dlsym(h, "unw_backtrace") : NULL;
+        if (!fn)
+            hp_error("unwinder=libunwind: cannot load libunwind.so.8 (install libunwind8); "
+                     "using frame pointers");
+        else
+            unw_backtrace_fn = (int (*)(void **, int))fn;
+    } else if (hp_strcmp(hp_opt.unwinder, "fp") != 0) {
+        hp_error("unknown unwinder '%s' (fp, libunwind); using fp", hp_opt.unwinder);
+    }
+}

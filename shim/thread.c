@@ -1,0 +1,17 @@
+/* pthread_create, interposed only to tell the profiler that the process is about to have a
+ * second thread before that thread can allocate (its counters switch to atomic updates). */
+#include "hp.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+
+typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+HP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+    static create_fn real;
+    if (!real)
+        real = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+    hp_note_threads();
+    return real(th, attr, fn, arg);
+}

@@ -1,0 +1,258 @@
+/* Implementation of the shim's tiny libc (see util.h): nothing here allocates or locks. */
+#include "util.h"
+#include "options.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+size_t hp_strlen(const char *s)
+{
+    size_t n = 0;
+    while (s[n])
+        n++;
+    return n;
+}
+
+int hp_strcmp(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return (unsigned char)*a - (unsigned char)*b;
+}
+
+int hp_strncmp(const char *a, const char *b, size_t n)
+{
+    for (; n; n--, a++, b++) {
+        if (*a != *b)
+            return (unsigned char)*a - (unsigned char)*b;
+        if (!*a)
+            return 0;
+    }
+    return 0;
+}
+
+size_t hp_strlcpy(char *dst, const char *src, size_t cap)
+{
+    size_t n = hp_strlen(src);
+    if (cap) {
+        size_t c = n < cap - 1 ? n : cap - 1;
+        hp_memcpy(dst, src, c);
+        dst[c] = 0;
+    }
+    return n;
+}
+
+void *hp_memcpy(void *dst, const void *src, size_t n)
+{
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    while (n--)
+        *d++ = *s++;
+    return dst;
+}
+
+void *hp_memset(void *dst, int c, size_t n)
+{
+    unsigned char *d = dst;
+    while (n--)
+        *d++ = (unsigned char)c;
+    return dst;
+}
+
+int hp_memcmp(const void *a, const void *b, size_t n)
+{
+    const unsigned char *x = a, *y = b;
+    for (; n; n--, x++, y++)
+        if (*x != *y)
+            return *x - *y;
+    return 0;
+}
+
+int hp_parse_u64(const char *s, size_t len, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t i = 0;
+    if (len == 0)
+        return -1;
+    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+        uint64_t d = (uint64_t)(s[i] - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    if (i == 0)
+        return -1;
+    if (i < len) {
+        unsigned shift;
+        switch (s[i]) {
+        case 'k': case 'K': shift = 10; break;
+        case 'm': case 'M': shift = 20; break;
+        case 'g': case 'G': shift = 30; break;
+        default: return -1;
+        }
+        if (i + 1 != len || v > (UINT64_MAX >> shift))
+            return -1;
+        v <<= shift;
+    }
+    *out = v;
+    return 0;
+}
+
+struct hp_out {
+    char *buf;
+    size_t cap, len;
+};
+
+static void out_c(struct hp_out *o, char c)
+{
+    if (o->len + 1 < o->cap)
+        o->buf[o->len] = c;
+    o->len++;
+}
+
+static void out_u(struct hp_out *o, unsigned long long v, unsigned base, int min_digits)
+{
+    char tmp[24];
+    int n = 0;
+    do {
+        unsigned d = (unsigned)(v % base);
+        tmp[n++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
+        v /= base;
+    } while (v);
+    while (n < min_digits)
+        tmp[n++] = '0';
+    while (n)
+        out_c(o, tmp[--n]);
+}
+
+size_t hp_vfmt(char *buf, size_t cap, const char *fmt, va_list ap)
+{
+    struct hp_out o = {buf, cap, 0};
+    for (; *fmt; fmt++) {
+        if (*fmt != '%') {
+            out_c(&o, *fmt);
+            continue;
+        }
+        fmt++;
+        int lng = 0;
+        while (*fmt == 'l' || *fmt == 'z') {
+            lng++;
+            fmt++;
+        }
+        switch (*fmt) {
+        case 's': {
+            const char *s = va_arg(ap, const char *);
+            if (!s)
+                s = "(null)";
+            while (*s)
+                out_c(&o, *s++);
+            break;
+        }
+        case 'c':
+            out_c(&o, (char)va_arg(ap, int));
+            break;
+        case 'd': {
+            long long v = lng ? va_arg(ap, long long) : va_arg(ap, int);
+            if (v < 0) {
+                out_c(&o, '-');
+                out_u(&o, (unsigned long long)0 - (unsigned long long)v, 10, 1);
+            } else {
+                out_u(&o, (unsigned long long)v, 10, 1);
+            }
+            break;
+        }
+        case 'u':
+            out_u(&o, lng ? va_arg(ap, unsigned long long) : va_arg(ap, unsigned), 10, 1);
+            break;
+        case 'x':
+            out_u(&o, lng ? va_arg(ap, unsigned long long) : va_arg(ap, unsigned), 16, 1);
+            break;
+        case 'p':
+            out_c(&o, '0');
+            out_c(&o, 'x');
+            out_u(&o, (uintptr_t)va_arg(ap, void *), 16, 1);
+            break;
+        case '%':
+            out_c(&o, '%');
+            break;
+        default:
+            out_c(&o, '?');
+            if (!*fmt)
+                fmt--;
+            break;
+        }
+    }
+    if (cap)
+        buf[o.len < cap ? o.len : cap - 1] = 0;
+    return o.len < cap ? o.len : (cap ? cap - 1 : 0);
+}
+
+size_t hp_fmt(char *buf, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    size_t n = hp_vfmt(buf, cap, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+void hp_write_all(int fd, const void *buf, size_t len)
+{
+    int saved = errno;
+    const char *p = buf;
+    while (len) {
+        long r = syscall(SYS_write, fd, p, len);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        p += r;
+        len -= (size_t)r;
+    }
+    errno = saved;
+}
+
+long hp_sys_open(const char *path, int flags, int mode)
+{
+    return syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+}
+
+static void vlog(const char *fmt, va_list ap)
+{
+    char buf[512];
+    size_t n = hp_fmt(buf, sizeof buf, "heapprof: ");
+    n += hp_vfmt(buf + n, sizeof buf - n - 1, fmt, ap);
+    buf[n++] = '\n';
+    hp_write_all(2, buf, n);
+}
+
+void hp_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(fmt, ap);
+    va_end(ap);
+}
+
+void hp_warn(const char *fmt, ...)
+{
+    if (hp_opt.verbosity < 1)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(fmt, ap);
+    va_end(ap);
+}
+
+void hp_info(const char *fmt, ...)
+{
+    if (hp_opt.verbosity < 2)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(fmt, ap);
+    va_end(ap);
+}

@@ -1,0 +1,63 @@
+/* The shim's tiny libc: string helpers, number formatting and error output through write(2),
+ * usable on the malloc path because none of it allocates or takes a lock. */
+#ifndef HP_UTIL_H
+#define HP_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HP_LIKELY(x) __builtin_expect(!!(x), 1)
+#define HP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define HP_INTERNAL __attribute__((visibility("hidden")))
+#define HP_EXPORT __attribute__((visibility("default")))
+#define HP_CACHELINE 64
+
+size_t hp_strlen(const char *s);
+int hp_strcmp(const char *a, const char *b);
+int hp_strncmp(const char *a, const char *b, size_t n);
+/* Copy at most cap-1 bytes and NUL-terminate; returns strlen(src). */
+size_t hp_strlcpy(char *dst, const char *src, size_t cap);
+void *hp_memcpy(void *dst, const void *src, size_t n);
+void *hp_memset(void *dst, int c, size_t n);
+int hp_memcmp(const void *a, const void *b, size_t n);
+/* Parse a decimal number with optional k/m/g suffix; 0 on success. */
+int hp_parse_u64(const char *s, size_t len, uint64_t *out);
+
+/* vsnprintf subset: %s %c %d %u %x %p %% with l/ll/z length modifiers. Always NUL-terminates;
+ * returns the length written (truncated to cap-1). */
+size_t hp_vfmt(char *buf, size_t cap, const char *fmt, va_list ap);
+size_t hp_fmt(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Write all of buf to fd, retrying on EINTR and short writes; keeps errno. */
+void hp_write_all(int fd, const void *buf, size_t len);
+
+/* "heapprof: <message>\n" on stderr. hp_warn only when verbosity >= 1, hp_info when >= 2. */
+void hp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void hp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void hp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static inline uint64_t hp_mix64(uint64_t x)
+{
+    /* A bijective 64-bit mixer (splitmix finaliser constants). */
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+}
+
+static inline int hp_is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
+
+static inline uint64_t hp_round_pow2(uint64_t x)
+{
+    uint64_t r = 1;
+    while (r < x)
+        r <<= 1;
+    return r;
+}
+
+/* Raw syscalls used where libc wrappers could be interposed or take locks. */
+long hp_sys_open(const char *path, int flags, int mode);
+#endif
