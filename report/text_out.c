@@ -101,15 +101,22 @@ static void hr_text_frame(FILE *out, uint32_t i, const struct hr_frame *f)
     putc('\n', out);
 }
 
+/* Share of a whole, in percent; 0 when the whole is 0 (empty or hand-made profiles). */
+static double hr_pct(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
 static void hr_text_context(FILE *out, size_t rank, const struct hr_context *c,
-                            struct hr_symbolizer *sym)
+                            const struct hpf_summary *sum, struct hr_symbolizer *sym)
 {
     const struct hpf_hib *h = &c->hib;
     const struct hpf_live *l = &c->live;
     char a[HR_BYTES_MAX], b[HR_BYTES_MAX], m[HR_BYTES_MAX], x[HR_BYTES_MAX];
     int any = h->alloc_count > 0;
-    fprintf(out, "#%zu  context %" PRIu32 ": %" PRIu64 " allocations, %s\n", rank,
-            c->context_id, h->alloc_count, hr_format_bytes(a, h->total_size));
+    fprintf(out, "#%zu  context %" PRIu32 ": %" PRIu64 " allocations, %s (%.1f%% of all bytes)\n",
+            rank, c->context_id, h->alloc_count, hr_format_bytes(a, h->total_size),
+            hr_pct(h->total_size, sum->total_bytes));
     double avg = hr_avg(h->total_size, h->alloc_count);
     if (avg < 1024) /* small sizes keep their fraction: 12.5 B is worth seeing */
         snprintf(b, sizeof b, "%.1f B", avg);
@@ -123,8 +130,9 @@ static void hr_text_context(FILE *out, size_t rank, const struct hr_context *c,
     fprintf(out, "    leaked     %" PRIu64 " blocks, %s (own max %" PRIu64 " blocks, %s)\n",
             l->live_count, hr_format_bytes(a, l->live_size), l->max_live_count,
             hr_format_bytes(b, l->max_live_size));
-    fprintf(out, "    at peak    %" PRIu64 " blocks, %s\n", l->peak_live_count,
-            hr_format_bytes(a, l->peak_live_size));
+    fprintf(out, "    at peak    %" PRIu64 " blocks, %s (%.1f%% of the peak heap)\n",
+            l->peak_live_count, hr_format_bytes(a, l->peak_live_size),
+            hr_pct(l->peak_live_size, sum->peak_live_size));
     fprintf(out, "    allocated  from %" PRIu64 " ms to %" PRIu64 " ms\n", l->first_alloc_ms,
             l->last_alloc_ms);
     fprintf(out,
@@ -160,7 +168,7 @@ static int hr_text_profile(FILE *out, const struct hr_profile *p,
     fprintf(out, "top %zu of %zu contexts by %s\n\n", shown, p->ncontexts,
             hr_sort_key_name(opts->sort));
     for (size_t i = 0; i < shown; i++)
-        hr_text_context(out, i + 1, order[i], sym);
+        hr_text_context(out, i + 1, order[i], &p->summary, sym);
     hr_symbolizer_free(sym);
     free(order);
     return 0;

@@ -4,6 +4,7 @@
 #ifndef HT_HPF_WRITER_H
 #define HT_HPF_WRITER_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,0 +1,203 @@
+/* Unit tests of the command line: options, exit statuses, error lines, -o, text sections and
+ * JSON arrays for several profiles, all driven in-process through hr_cli_run. */
+#include <check.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hpf_writer.h"
+#include "hr_cli.h"
+#include "json_check.h"
+
+static char *out_text, *err_text;
+
+/* Runs the tool with a NULL-terminated argument list; output and errors land in the globals. */
+static int run(const char *first, ...)
+{
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = (char *)"heapprof-report";
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && argc < 31; a = va_arg(ap, const char *))
+        argv[argc++] = (char *)a;
+    va_end(ap);
+    argv[argc] = NULL;
+    FILE *out = tmpfile(), *err = tmpfile();
+    int r = hr_cli_run(argc, argv, out, err);
+    free(out_text);
+    free(err_text);
+    out_text = ht_slurp(out);
+    err_text = ht_slurp(err);
+    fclose(out);
+    fclose(err);
+    return r;
+}
+
+static char *sample_file(void)
+{
+    struct ht_buf b = {0};
+    ht_sample(&b);
+    char *path = ht_tmpfile(b.data, b.len);
+    free(b.data);
+    return path;
+}
+
+static void one_line_error(const char *start)
+{
+    ck_assert_msg(strncmp(err_text, start, strlen(start)) == 0, "stderr: %s", err_text);
+    char *nl = strchr(err_text, '\n');
+    ck_assert_msg(nl && nl[1] == 0, "not one line: %s", err_text);
+}
+
+START_TEST(help_and_version)
+{
+    ck_assert_int_eq(run("--help", NULL), 0);
+    ck_assert(strstr(out_text, "usage: heapprof-report"));
+    ck_assert(strstr(out_text, "--sort"));
+    ck_assert_int_eq(run("-V", NULL), 0);
+    ck_assert(strstr(out_text, "heapprof-report " HR_VERSION));
+}
+END_TEST
+
+START_TEST(usage_errors)
+{
+    ck_assert_int_eq(run("--bogus", "x.hpf", NULL), 2);
+    one_line_error("heapprof-report: unknown option '--bogus'");
+    ck_assert_int_eq(run("-q", "x.hpf", NULL), 2);
+    one_line_error("heapprof-report: unknown option '-q'");
+    ck_assert_int_eq(run("--format", "xml", "x.hpf", NULL), 2);
+    one_line_error("heapprof-report: unknown format 'xml'");
+    ck_assert_int_eq(run("--top", "ten", "x.hpf", NULL), 2);
+    one_line_error("heapprof-report: bad --top count 'ten'");
+    ck_assert_int_eq(run("--top", "-1", "x.hpf", NULL), 2);
+    ck_assert_int_eq(run("--sort=size", "x.hpf", NULL), 2);
+    one_line_error("heapprof-report: unknown sort key 'size'");
+    ck_assert_int_eq(run("x.hpf", "--format", NULL), 2);
+    one_line_error("heapprof-report: missing argument for '--format'");
+    ck_assert_int_eq(run(NULL), 2);
+    one_line_error("heapprof-report: no profile given");
+}
+END_TEST
+
+START_TEST(text_report)
+{
+    char *path = sample_file();
+    ck_assert_int_eq(run(path, NULL), 0);
+    ck_assert_str_eq(err_text, "");
+    ck_assert(strstr(out_text, "pid 1234, parent 1"));
+    ck_assert(strstr(out_text, "command      ./prog --flag x y\n"));
+    ck_assert(strstr(out_text, "duration     2000 ms, dump #0 written at exit"));
+    ck_assert(strstr(out_text, "backend      glibc, unwinder fp"));
+    ck_assert(strstr(out_text, "allocations  30 (4.0 KiB requested)"));
+    ck_assert(strstr(out_text, "peak heap    2.0 KiB in 9 blocks at 1500 ms\n"));
+    ck_assert(strstr(out_text, "leaked       500 B in 5 blocks"));
+    ck_assert(strstr(out_text, "metadata     64.0 KiB of 1.0 MiB budget"));
+    ck_assert(strstr(out_text, "top 2 of 2 contexts by total_size"));
+    char *c2 = strstr(out_text, "#1  context 2: 20 allocations, 3.0 KiB (75.6% of all bytes)");
+    char *c1 = strstr(out_text, "#2  context 1: 10 allocations, 1000 B (24.4% of all bytes)");
+    ck_assert(c2 && c1 && c2 < c1);
+    ck_assert(strstr(c1, "size       min 100 B, avg 100.0 B, max 100 B"));
+    ck_assert(strstr(c1, "lifetime   min 1 ms, avg 5.0 ms, max 20 ms"));
+    ck_assert(strstr(c1, "leaked     5 blocks, 500 B (own max 6 blocks, 600 B)"));
+    ck_assert(strstr(c1, "#0  0x401000\n"));
+
+    ck_assert_int_eq(run("--top", "1", "--sort", "live_size", path, NULL), 0);
+    ck_assert(strstr(out_text, "top 1 of 2 contexts by live_size"));
+    ck_assert(strstr(out_text, "context 1:"));
+    ck_assert_ptr_null(strstr(out_text, "context 2:"));
+
+    /* several profiles: one section each */
+    ck_assert_int_eq(run(path, path, NULL), 0);
+    char *first = strstr(out_text, "heapprof report: ");
+    ck_assert(first && strstr(first + 1, "heapprof report: "));
+    unlink(path);
+    free(path);
+}
+END_TEST
+
+START_TEST(json_and_output_file)
+{
+    char *path = sample_file();
+    char outpath[] = "/tmp/hr_cli_out_XXXXXX";
+    int fd = mkstemp(outpath);
+    close(fd);
+    ck_assert_int_eq(run("--format=json", "-o", outpath, path, NULL), 0);
+    ck_assert_str_eq(out_text, "");
+    FILE *f = fopen(outpath, "r");
+    fseek(f, 0, SEEK_END);
+    char *json = ht_slurp(f);
+    fclose(f);
+    ck_assert(ht_json_valid(json));
+    ck_assert(json[0] == '{');
+    free(json);
+
+    ck_assert_int_eq(run("-f", "json", path, path, NULL), 0);
+    ck_assert(ht_json_valid(out_text));
+    ck_assert(out_text[0] == '[');
+    unlink(outpath);
+    unlink(path);
+    free(path);
+}
+END_TEST
+
+START_TEST(bad_profiles)
+{
+    char *path = sample_file();
+    struct ht_buf b = {0};
+    ht_sample(&b);
+    char *cut = ht_tmpfile(b.data, b.len - 24); /* the process died before writing END */
+    char *junk = ht_tmpfile("hello world, not a profile", 26);
+    char outpath[] = "/tmp/hr_cli_never_XXXXXX";
+    int fd = mkstemp(outpath);
+    close(fd);
+    unlink(outpath);
+
+    ck_assert_int_eq(run("-o", outpath, path, cut, NULL), 1);
+    char want[512];
+    snprintf(want, sizeof want, "heapprof-report: %s: no END record", cut);
+    one_line_error(want);
+    ck_assert_str_eq(out_text, "");
+    struct stat st;
+    ck_assert_int_ne(stat(outpath, &st), 0); /* output file untouched on bad input */
+
+    ck_assert_int_eq(run(junk, NULL), 1);
+    snprintf(want, sizeof want, "heapprof-report: %s: not a heapprof profile (bad magic)", junk);
+    one_line_error(want);
+
+    ck_assert_int_eq(run("/nonexistent/x.hpf", NULL), 1);
+    one_line_error("heapprof-report: /nonexistent/x.hpf: No such file or directory");
+
+    ck_assert_int_eq(run("-o", "/nonexistent/dir/out.json", path, NULL), 1);
+    one_line_error("heapprof-report: /nonexistent/dir/out.json: No such file");
+
+    unlink(path);
+    unlink(cut);
+    unlink(junk);
+    free(path);
+    free(cut);
+    free(junk);
+    free(b.data);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("report_cli");
+    TCase *tc = tcase_create("cli");
+    tcase_add_test(tc, help_and_version);
+    tcase_add_test(tc, usage_errors);
+    tcase_add_test(tc, text_report);
+    tcase_add_test(tc, json_and_output_file);
+    tcase_add_test(tc, bad_profiles);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    free(out_text);
+    free(err_text);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,275 @@
+/* Unit tests of symbolisation against real code: the test binary describes itself in a MODULE
+ * record (segments and load bias from dl_iterate_phdr, build id from its note), then asks for
+ * the names of its own functions. Also: build id mismatch, missing files, [vdso], demangling. */
+#include <check.h>
+#include <elf.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hpf_writer.h"
+#include "hr_output.h"
+#include "hr_profile.h"
+#include "hr_symbolize.h"
+
+struct self_module {
+    uint64_t bias;
+    struct hpf_segment segs[16];
+    uint32_t nsegs;
+    uint8_t build_id[64];
+    uint32_t build_id_len;
+    char path[4096];
+};
+
+static void read_build_id(struct self_module *m, const struct dl_phdr_info *info,
+                          const ElfW(Phdr) * ph)
+{
+    const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+    const uint8_t *end = p + ph->p_memsz;
+    while (p + sizeof(ElfW(Nhdr)) <= end) {
+        const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+        const uint8_t *name = p + sizeof *n;
+        const uint8_t *desc = name + ((n->n_namesz + 3) & ~3u);
+        if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
+            n->n_descsz <= sizeof m->build_id) {
+            memcpy(m->build_id, desc, n->n_descsz);
+            m->build_id_len = n->n_descsz;
+        }
+        p = desc + ((n->n_descsz + 3) & ~3u);
+    }
+}
+
+static int self_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct self_module *m = arg;
+    /* The first object is the executable itself. */
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && m->nsegs < 16) {
+            uint64_t start = info->dlpi_addr + ph->p_vaddr;
+            m->segs[m->nsegs++] = (struct hpf_segment){
+                .start = start, .end = start + ph->p_memsz, .offset = ph->p_offset,
+                .prot = (ph->p_flags & PF_R ? 1 : 0) | (ph->p_flags & PF_W ? 2 : 0) |
+                        (ph->p_flags & PF_X ? 4 : 0)};
+        }
+        if (ph->p_type == PT_NOTE)
+            read_build_id(m, info, ph);
+    }
+    m->bias = info->dlpi_addr;
+    return 1; /* stop after the executable */
+}
+
+static void self_module(struct self_module *m)
+{
+    memset(m, 0, sizeof *m);
+    dl_iterate_phdr(self_cb, m);
+    ssize_t n = readlink("/proc/self/exe", m->path, sizeof m->path - 1);
+    ck_assert(n > 0);
+    m->path[n] = 0;
+    ck_assert_uint_gt(m->nsegs, 0);
+}
+
+/* Targets: noinline so they exist as real functions with their own symbols. */
+__attribute__((noinline)) void hr_test_target(void)
+{
+    __asm__ volatile("" ::: "memory");
+}
+
+static uint64_t captured_ra;
+
+__attribute__((noinline)) static void hr_test_capture(void)
+{
+    captured_ra = (uint64_t)(uintptr_t)__builtin_return_address(0);
+    __asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void hr_test_caller(void)
+{
+    hr_test_capture();
+    __asm__ volatile("" ::: "memory"); /* keeps the call from becoming a tail call */
+}
+
+/* A profile with the test binary, a missing library, a [vdso] and one stack of `pcs`. */
+static struct hr_profile *profile_with(const struct self_module *m, const uint64_t *pcs,
+                                       uint32_t depth)
+{
+    struct ht_buf b = {0};
+    ht_file_header(&b);
+    struct hpf_process pr = {.pid = (uint32_t)getpid()};
+    ht_process(&b, &pr, "glibc", m->path, NULL);
+    struct hpf_summary s = {0};
+    ht_record(&b, HPF_REC_SUMMARY, &s, sizeof s);
+    ht_module(&b, m->bias, m->segs, m->nsegs, m->build_id, m->build_id_len, m->path);
+    struct hpf_segment gone = {.start = 0x100000000000ull, .end = 0x100000010000ull, .prot = 5};
+    ht_module(&b, 0x100000000000ull, &gone, 1, NULL, 0, "/nonexistent/libgone.so");
+    struct hpf_segment vdso = {.start = 0x200000000000ull, .end = 0x200000002000ull, .prot = 5};
+    ht_module(&b, 0x200000000000ull, &vdso, 1, NULL, 0, "[vdso]");
+    ht_stack(&b, 1, pcs, depth);
+    struct hpf_hib h = {.context_id = 1, .alloc_count = 1, .total_size = 10};
+    ht_record(&b, HPF_REC_HIB, &h, sizeof h);
+    ht_end(&b);
+    struct hr_profile *p = malloc(sizeof *p);
+    char err[HR_ERR_MAX];
+    ck_assert_msg(hr_profile_parse(p, "self.hpf", b.data, b.len, err) == 0, "%s", err);
+    return p;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+START_TEST(own_functions)
+{
+    struct self_module m;
+    self_module(&m);
+    hr_test_caller();
+    /* A fake return address one past the entry of hr_test_target, and a real one. */
+    uint64_t pcs[2] = {(uint64_t)(uintptr_t)&hr_test_target + 1, captured_ra};
+    struct hr_profile *p = profile_with(&m, pcs, 2);
+    FILE *warn = tmpfile();
+    struct hr_symbolizer *s = hr_symbolizer_new(p, warn);
+    ck_assert_ptr_nonnull(s);
+    struct hr_frame f;
+    hr_symbolize(s, pcs[0], &f);
+    ck_assert_uint_eq(f.pc, pcs[0]);
+    ck_assert_str_eq(f.function, "hr_test_target");
+    ck_assert_msg(ends_with(f.file, "report/test/test_symbolize.c"), "file %s", f.file);
+    ck_assert_int_gt(f.line, 0);
+    ck_assert_str_eq(f.module, m.path);
+
+    hr_symbolize(s, pcs[1], &f);
+    ck_assert_str_eq(f.function, "hr_test_caller");
+    ck_assert_msg(ends_with(f.file, "test_symbolize.c"), "file %s", f.file);
+
+    /* cached: same strings the second time */
+    struct hr_frame again;
+    hr_symbolize(s, pcs[1], &again);
+    ck_assert_ptr_eq(again.function, f.function);
+
+    hr_symbolizer_free(s);
+    char *w = ht_slurp(warn);
+    ck_assert_msg(w[0] == 0, "unexpected warning: %s", w);
+    free(w);
+    fclose(warn);
+    hr_profile_free(p);
+    free(p);
+}
+END_TEST
+
+START_TEST(build_id_mismatch_warns_once)
+{
+    struct self_module m;
+    self_module(&m);
+    ck_assert_msg(m.build_id_len > 0, "test binary has no build id");
+    m.build_id[0] ^= 0xff;
+    uint64_t pcs[2] = {(uint64_t)(uintptr_t)&hr_test_target + 1,
+                       (uint64_t)(uintptr_t)&hr_test_caller + 1};
+    struct hr_profile *p = profile_with(&m, pcs, 2);
+    FILE *warn = tmpfile();
+    struct hr_symbolizer *s = hr_symbolizer_new(p, warn);
+    struct hr_frame f;
+    hr_symbolize(s, pcs[0], &f);
+    ck_assert_str_eq(f.function, "hr_test_target"); /* still symbolised */
+    hr_symbolize(s, pcs[1], &f);
+    ck_assert_str_eq(f.function, "hr_test_caller");
+    hr_symbolizer_free(s);
+    char *w = ht_slurp(warn);
+    char *first = strstr(w, "build id differs");
+    ck_assert_msg(first, "no warning in '%s'", w);
+    ck_assert_ptr_null(strstr(first + 1, "build id differs"));
+    ck_assert(strstr(w, "heapprof-report: warning: self.hpf: "));
+    free(w);
+    fclose(warn);
+    hr_profile_free(p);
+    free(p);
+}
+END_TEST
+
+START_TEST(missing_file_vdso_and_unmapped)
+{
+    struct self_module m;
+    self_module(&m);
+    uint64_t pcs[4] = {0x100000000123ull, 0x200000000456ull, 0x300000000000ull, 0};
+    struct hr_profile *p = profile_with(&m, pcs, 4);
+    struct hr_symbolizer *s = hr_symbolizer_new(p, NULL);
+    struct hr_frame f;
+    hr_symbolize(s, pcs[0], &f);
+    ck_assert_str_eq(f.module, "/nonexistent/libgone.so");
+    ck_assert_str_eq(f.function, "");
+    ck_assert_str_eq(f.file, "");
+    ck_assert_int_eq(f.line, 0);
+    hr_symbolize(s, pcs[1], &f);
+    ck_assert_str_eq(f.module, "[vdso]");
+    ck_assert_str_eq(f.function, "");
+    hr_symbolize(s, pcs[2], &f);
+    ck_assert_str_eq(f.module, "");
+    ck_assert_uint_eq(f.pc, 0x300000000000ull);
+    hr_symbolize(s, 0, &f);
+    ck_assert_str_eq(f.module, "");
+    hr_symbolizer_free(s);
+    hr_profile_free(p);
+    free(p);
+}
+END_TEST
+
+START_TEST(text_and_json_frames)
+{
+    struct self_module m;
+    self_module(&m);
+    uint64_t pcs[2] = {(uint64_t)(uintptr_t)&hr_test_target + 1, 0x100000000123ull};
+    struct hr_profile *p = profile_with(&m, pcs, 2);
+    struct hr_output_opts opts = {.sort = HR_SORT_TOTAL_SIZE, .top = 20};
+    FILE *f = tmpfile();
+    ck_assert_int_eq(hr_write_text(f, &p, 1, &opts), 0);
+    char *out = ht_slurp(f);
+    fclose(f);
+    char *line = strstr(out, "#0  hr_test_target (");
+    ck_assert_msg(line, "no frame line in:\n%s", out);
+    ck_assert(strstr(line, "test_symbolize.c:"));
+    ck_assert(strstr(out, "#1  0x100000000123 [/nonexistent/libgone.so]\n"));
+    free(out);
+    f = tmpfile();
+    ck_assert_int_eq(hr_write_json(f, &p, 1, &opts), 0);
+    out = ht_slurp(f);
+    fclose(f);
+    ck_assert(strstr(out, "\"function\": \"hr_test_target\", \"file\": \""));
+    ck_assert(strstr(out, "{\"address\": \"0x100000000123\", \"module\": "
+                          "\"/nonexistent/libgone.so\", \"function\": \"\""));
+    free(out);
+    hr_profile_free(p);
+    free(p);
+}
+END_TEST
+
+START_TEST(demangling)
+{
+    char *d = hr_demangle("_ZN3foo3barEi");
+    ck_assert_ptr_nonnull(d);
+    ck_assert_str_eq(d, "foo::bar(int)");
+    free(d);
+    ck_assert_ptr_null(hr_demangle("main"));
+    ck_assert_ptr_null(hr_demangle("_Z"));
+    ck_assert_ptr_null(hr_demangle(""));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("report_symbolize");
+    TCase *tc = tcase_create("symbolize");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, own_functions);
+    tcase_add_test(tc, build_id_mismatch_warns_once);
+    tcase_add_test(tc, missing_file_vdso_and_unmapped);
+    tcase_add_test(tc, text_and_json_frames);
+    tcase_add_test(tc, demangling);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
