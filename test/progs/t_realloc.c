@@ -1,0 +1,153 @@
+/* Edge cases of the basic entry points as glibc defines them: realloc(p, 0) frees and returns
+ * NULL, realloc(NULL, n), malloc(0), free(NULL), calloc zeroing of recycled dirty memory, realloc
+ * keeping contents across growing and shrinking, reallocarray overflow. */
+#include <errno.h>
+#include <malloc.h>
+#include <stdint.h>
+#include "testutil.h"
+
+static void *volatile sink;
+
+static void test_zero_and_null(void)
+{
+    void *p = malloc(100);
+    CHECK(p, "malloc");
+    errno = 0;
+    void *q = realloc(p, 0); /* glibc: frees p and returns NULL */
+    CHECK(q == NULL, "realloc(p, 0) returned %p, glibc returns NULL", q);
+
+    p = realloc(NULL, 333);
+    CHECK(p, "realloc(NULL, 333)");
+    CHECK(malloc_usable_size(p) >= 333, "usable size");
+    memset(p, 0x5a, 333);
+    free(p);
+
+    for (int i = 0; i < 100; i++) {
+        p = malloc(0);
+        CHECK(p, "malloc(0) returned NULL");
+        sink = p;
+        free(p);
+        p = calloc(0, 0);
+        CHECK(p, "calloc(0, 0) returned NULL");
+        free(p);
+        p = realloc(NULL, 0); /* same as malloc(0) */
+        CHECK(p, "realloc(NULL, 0) returned NULL");
+        free(p);
+    }
+    free(NULL);
+    void *n = NULL;
+    free(n);
+}
+
+/* Sizes spanning tcache, fastbin/smallbin, largebin and mmap. */
+static const size_t sizes[] = {1, 7, 16, 24, 31, 32, 33, 63, 64, 100, 127, 128, 500, 1000, 1024,
+                               1031, 4000, 4096, 10000, 65536, 131000, 131072, 140000, 300000,
+                               1 << 20, 3 << 20, 9000000};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+
+static void test_calloc_zero(void)
+{
+    for (int round = 0; round < 3; round++) {
+        void *dirty[NSIZES];
+        for (size_t i = 0; i < NSIZES; i++) {
+            dirty[i] = malloc(sizes[i]);
+            CHECK(dirty[i], "malloc %zu", sizes[i]);
+            memset(dirty[i], 0xa5, malloc_usable_size(dirty[i]));
+        }
+        for (size_t i = 0; i < NSIZES; i++)
+            free(dirty[i]);
+        /* the freed dirty memory is now recycled by calloc */
+        for (size_t i = 0; i < NSIZES; i++) {
+            unsigned char *c = calloc(1, sizes[i]);
+            CHECK(c, "calloc %zu", sizes[i]);
+            for (size_t j = 0; j < sizes[i]; j++)
+                CHECK(c[j] == 0, "calloc(1, %zu) byte %zu is %#x", sizes[i], j, c[j]);
+            dirty[i] = c;
+            memset(c, 0xa5, sizes[i]);
+        }
+        for (size_t i = 0; i < NSIZES; i++)
+            free(dirty[i]);
+        for (size_t i = 0; i < NSIZES; i++) {
+            size_t nm = sizes[i] / 8 + 1;
+            unsigned char *c = calloc(nm, 8);
+            CHECK(c, "calloc %zu*8", nm);
+            for (size_t j = 0; j < nm * 8; j++)
+                CHECK(c[j] == 0, "calloc(%zu, 8) byte %zu is %#x", nm, j, c[j]);
+            free(c);
+        }
+    }
+}
+
+/* Grows a block through every size and back down, checking the kept prefix each time. */
+static void test_realloc_contents(void)
+{
+    size_t cur = 1;
+    unsigned char *p = malloc(cur);
+    CHECK(p, "malloc");
+    pat_fill(p, cur, 3);
+    for (size_t i = 0; i < NSIZES; i++) {
+        unsigned char *q = realloc(p, sizes[i]);
+        CHECK(q, "realloc to %zu", sizes[i]);
+        size_t keep = cur < sizes[i] ? cur : sizes[i];
+        CHECK(pat_ok(q, keep, 3), "realloc %zu -> %zu lost contents", cur, sizes[i]);
+        pat_fill(q, sizes[i], 3);
+        p = q;
+        cur = sizes[i];
+    }
+    for (size_t i = NSIZES; i-- > 0;) {
+        unsigned char *q = realloc(p, sizes[i]);
+        CHECK(q, "realloc to %zu", sizes[i]);
+        CHECK(pat_ok(q, sizes[i], 3), "realloc %zu -> %zu lost contents", cur, sizes[i]);
+        p = q;
+        cur = sizes[i];
+    }
+    free(p);
+    /* many small steps, and in-place shrink/grow with a neighbour allocated behind */
+    p = NULL;
+    cur = 0;
+    for (size_t n = 1; n < 20000; n += 1 + n / 8) {
+        unsigned char *q = realloc(p, n);
+        CHECK(q, "realloc %zu", n);
+        CHECK(pat_ok(q, cur, 4), "step realloc to %zu lost contents", n);
+        pat_fill(q, n, 4);
+        void *neighbour = malloc(n / 3 + 1);
+        sink = neighbour;
+        p = q;
+        cur = n;
+        free(neighbour);
+    }
+    for (size_t n = cur; n > 0; n = n * 3 / 4) {
+        unsigned char *q = realloc(p, n);
+        CHECK(q, "realloc %zu", n);
+        CHECK(pat_ok(q, n, 4), "step shrink to %zu lost contents", n);
+        p = q;
+    }
+    free(p);
+}
+
+/* through a volatile pointer: clang assumes allocation functions leave errno alone */
+static void *(*volatile reallocarray_)(void *, size_t, size_t) = reallocarray;
+
+static void test_reallocarray(void)
+{
+    unsigned char *p = reallocarray(NULL, 10, 10);
+    CHECK(p, "reallocarray(NULL, 10, 10)");
+    pat_fill(p, 100, 5);
+    volatile size_t big = SIZE_MAX / 2;
+    errno = 0;
+    void *q = reallocarray_(p, big, 3);
+    CHECK(q == NULL && errno == ENOMEM, "reallocarray overflow: %p errno %d", q, errno);
+    CHECK(pat_ok(p, 100, 5), "reallocarray overflow touched the block");
+    q = reallocarray(p, 50, 40);
+    CHECK(q && pat_ok(q, 100, 5), "reallocarray grow");
+    free(q);
+}
+
+int main(void)
+{
+    test_zero_and_null();
+    test_calloc_zero();
+    test_realloc_contents();
+    test_reallocarray();
+    return 0;
+}
