@@ -1,0 +1,265 @@
+#!/bin/sh
+# heapprof benchmarks: times each workload bare, under the shim (fp and libunwind unwinders) and
+# under heaptrack, in the same run, and prints ratios, peak RSS and profile sizes.
+# Usage: sh bench/run.sh [--no-shim]     (from the repository root; `make bench` runs it)
+# Knobs (environment): BENCH_REPS=3 BENCH_EVENTS=5000000 BENCH_TIMEOUT=300
+#   BENCH_WORKLOADS="ab1 ab2 ab1-nofp ab2-nofp sqlite3 python3"
+#   BENCH_CONFIGS="bare shim shim-lu heaptrack heaptrack-raw"
+#   BENCH_HT_VMEM_KB=4194304 (address-space cap for heaptrack runs: its interpreter can run away)
+# Results: the tables go to stdout and build/bench/results.txt; logs of failed runs to
+# build/bench/logs/. Timings are wall seconds, best of BENCH_REPS; RSS is from the best run.
+set -u
+
+ROOT=$(pwd)
+OUT=$ROOT/build/bench
+SHIM=$ROOT/build/libheapprof_shim.so
+REPS=${BENCH_REPS:-3}
+EVENTS=${BENCH_EVENTS:-5000000}
+TIMEOUT=${BENCH_TIMEOUT:-300}
+WORKLOADS=${BENCH_WORKLOADS:-"ab1 ab2 ab1-nofp ab2-nofp sqlite3 python3"}
+CONFIGS=${BENCH_CONFIGS:-"bare shim shim-lu heaptrack heaptrack-raw"}
+HT_VMEM_KB=${BENCH_HT_VMEM_KB:-4194304}
+PY=/usr/bin/python3
+
+die() { echo "bench: $*" >&2; exit 1; }
+
+USE_SHIM=1
+for a in "$@"; do
+    case $a in
+    --no-shim) USE_SHIM=0 ;;
+    *) die "unknown argument '$a' (usage: sh bench/run.sh [--no-shim])" ;;
+    esac
+done
+
+[ -f bench/alloc_bench.c ] || die "run from the repository root (bench/alloc_bench.c not found)"
+if [ $USE_SHIM = 1 ]; then
+    [ -f "$SHIM" ] || die "$SHIM is missing: build it first (make shim), or pass --no-shim to measure only bare and heaptrack"
+else
+    CONFIGS=$(echo " $CONFIGS " | sed 's/ shim-lu / /; s/ shim / /')
+    CONFIGS=$(echo $CONFIGS)
+fi
+for tool in /usr/bin/time timeout awk date; do
+    command -v $tool >/dev/null 2>&1 || die "$tool is missing (Debian packages: time, coreutils, gawk/mawk)"
+done
+case " $WORKLOADS " in *" sqlite3 "*) command -v sqlite3 >/dev/null 2>&1 || die "sqlite3 is missing (apt-get install sqlite3)" ;; esac
+case " $WORKLOADS " in *" python3 "*) [ -x $PY ] || die "$PY is missing (apt-get install python3)" ;; esac
+case " $CONFIGS " in *" heaptrack"*) command -v heaptrack >/dev/null 2>&1 || die "heaptrack is missing (apt-get install heaptrack), or set BENCH_CONFIGS without it" ;; esac
+
+mkdir -p "$OUT/logs" || die "cannot create $OUT"
+rm -f "$OUT"/logs/*.log
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/heapprof-bench.XXXXXX") || die "mktemp failed"
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
+RES=$TMP/results
+mkdir -p "$RES"
+
+# ---- build the allocation benchmark: with frame pointers, and without ----
+CFLAGS_B="-O2 -g -pthread -Wall -Wextra -Wstrict-prototypes -Wundef"
+${CC:-gcc} $CFLAGS_B -fno-omit-frame-pointer -o "$OUT/alloc_bench" bench/alloc_bench.c ||
+    die "building alloc_bench failed"
+${CC:-gcc} $CFLAGS_B -fomit-frame-pointer -o "$OUT/alloc_bench_nofp" bench/alloc_bench.c ||
+    die "building alloc_bench_nofp failed"
+
+# ---- workloads: wl_setup NAME sets WL_ENV (env assignments), WL_CMD (argv), WL_IN (stdin) ----
+wl_setup() {
+    WL_ENV="" WL_IN=/dev/null
+    case $1 in
+    ab1) WL_CMD="$OUT/alloc_bench -q -t 1 -n $EVENTS" ;;
+    ab2) WL_CMD="$OUT/alloc_bench -q -t 2 -n $EVENTS" ;;
+    ab1-nofp) WL_CMD="$OUT/alloc_bench_nofp -q -t 1 -n $EVENTS" ;;
+    ab2-nofp) WL_CMD="$OUT/alloc_bench_nofp -q -t 2 -n $EVENTS" ;;
+    sqlite3) WL_CMD="sqlite3 :memory:" WL_IN=$ROOT/bench/sqlite_workload.sql ;;
+    python3) WL_ENV="PYTHONMALLOC=malloc" WL_CMD="$PY $ROOT/bench/py_workload.py" ;;
+    *) die "unknown workload '$1'" ;;
+    esac
+}
+
+wl_describe() {
+    case $1 in
+    ab1) echo "alloc_bench, frame pointers, 1 thread, $EVENTS events" ;;
+    ab2) echo "alloc_bench, frame pointers, 2 threads, $EVENTS events each" ;;
+    ab1-nofp) echo "alloc_bench, no frame pointers, 1 thread" ;;
+    ab2-nofp) echo "alloc_bench, no frame pointers, 2 threads" ;;
+    sqlite3) echo "sqlite3 :memory: < bench/sqlite_workload.sql (200k rows, indexes, queries)" ;;
+    python3) echo "PYTHONMALLOC=malloc python3 bench/py_workload.py (dicts, lists, strings, json)" ;;
+    esac
+}
+
+# run_once WORKLOAD CONFIG REP: one timed run; appends "secs rss_kb profile_bytes" to
+# $RES/WORKLOAD.CONFIG, or writes $RES/WORKLOAD.CONFIG.fail with the reason.
+run_once() {
+    wl=$1 cfg=$2 rep=$3
+    wl_setup "$wl"
+    dir=$TMP/run.$wl.$cfg.$rep
+    log=$OUT/logs/$wl.$cfg.$rep.log
+    mkdir -p "$dir"
+    case $cfg in
+    bare) set -- env $WL_ENV $WL_CMD ;;
+    shim) set -- env $WL_ENV LD_PRELOAD="$SHIM" HEAPPROF_OPTIONS="output=$dir/%p.hpf" $WL_CMD ;;
+    shim-lu) set -- env $WL_ENV LD_PRELOAD="$SHIM" \
+        HEAPPROF_OPTIONS="output=$dir/%p.hpf:unwinder=libunwind" $WL_CMD ;;
+    heaptrack) set -- sh -c 'ulimit -v "$0" && exec "$@"' "$HT_VMEM_KB" \
+        env $WL_ENV heaptrack -o "$dir/ht" $WL_CMD ;;
+    heaptrack-raw) set -- sh -c 'ulimit -v "$0" && exec "$@"' "$HT_VMEM_KB" \
+        env $WL_ENV heaptrack -r -o "$dir/ht" $WL_CMD ;;
+    *) die "unknown config '$cfg'" ;;
+    esac
+    t0=$(date +%s%N)
+    /usr/bin/time -f %M -o "$dir/.rss" timeout -k 5 "$TIMEOUT" "$@" <"$WL_IN" >"$log" 2>&1
+    rc=$?
+    t1=$(date +%s%N)
+    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+    rss=$(tail -n 1 "$dir/.rss" 2>/dev/null)
+    case $rss in '' | *[!0-9]*) rss=0 ;; esac
+    size=$(find "$dir" -type f ! -name .rss -printf '%s\n' | awk '{ n += $1 } END { print n + 0 }')
+    nfiles=$(find "$dir" -type f ! -name .rss | wc -l)
+    reason=""
+    if [ $rc = 124 ] || [ $rc = 137 ]; then
+        reason="timeout after ${TIMEOUT}s"
+    elif [ $rc != 0 ]; then
+        reason="exit status $rc"
+    elif [ "$cfg" != bare ] && [ "$nfiles" = 0 ]; then
+        reason="no profile written"
+    fi
+    if [ -n "$reason" ]; then
+        echo "$reason (log: ${log#$ROOT/})" >"$RES/$wl.$cfg.fail"
+        printf '  %-9s %-14s rep %s: FAILED: %s\n' "$wl" "$cfg" "$rep" "$reason" >&2
+    else
+        echo "$secs $rss $size" >>"$RES/$wl.$cfg"
+        rm -f "$log"
+        printf '  %-9s %-14s rep %s: %6ss  %7s KB RSS  %10s B profile\n' "$wl" "$cfg" "$rep" \
+            "$secs" "$rss" "$size" >&2
+    fi
+    rm -rf "$dir"
+}
+
+# ---- measure: repetitions outermost so slow drift in machine load hits every config alike ----
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+START=$(date +%s)
+echo "bench: $REPS repetition(s); workloads: $WORKLOADS; configs: $CONFIGS" >&2
+rep=1
+while [ $rep -le "$REPS" ]; do
+    for wl in $WORKLOADS; do
+        for cfg in $CONFIGS; do
+            # A run that failed once is not retried: failures here are deterministic so far,
+            # and a runaway heaptrack costs minutes.
+            [ -f "$RES/$wl.$cfg.fail" ] || run_once "$wl" "$cfg" "$rep"
+        done
+    done
+    rep=$((rep + 1))
+done
+LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+ELAPSED=$(($(date +%s) - START))
+
+# ---- report ----
+# best WL CFG -> "secs rss size" of the fastest run, or "FAIL" or "-" (not run)
+best() {
+    if [ -f "$RES/$1.$2.fail" ]; then
+        echo FAIL
+    elif [ -f "$RES/$1.$2" ]; then
+        sort -n "$RES/$1.$2" | head -n 1
+    else
+        echo -
+    fi
+}
+field() { echo "$1" | awk -v i="$2" '{ print $i }'; }
+
+# cell_time WL CFG: "1.234s 2.10x" against the bare time of the same workload
+cell_time() {
+    b=$(best "$1" "$2")
+    case $b in
+    FAIL) echo "FAILED" ; return ;;
+    -) case $USE_SHIM.$2 in 0.shim*) echo "not yet measured" ;; *) echo "-" ;; esac
+       return ;;
+    esac
+    base=$(best "$1" bare)
+    case $base in FAIL | -) echo "$(field "$b" 1)s" ; return ;; esac
+    awk -v t="$(field "$b" 1)" -v b0="$(field "$base" 1)" -v lim="$3" 'BEGIN {
+        r = t / b0; s = sprintf("%.2fs %5.2fx", t, r)
+        if (lim != "" && r > lim) s = s " OVER"
+        print s }'
+}
+
+human() {
+    awk -v n="$1" 'BEGIN {
+        if (n >= 1048576) printf "%.1f MB", n / 1048576
+        else if (n >= 1024) printf "%.0f KB", n / 1024
+        else printf "%d B", n }'
+}
+
+cell_rss() {
+    b=$(best "$1" "$2")
+    case $b in FAIL) echo FAILED ;; -) echo - ;; *) human $(($(field "$b" 2) * 1024)) ;; esac
+}
+
+cell_size() {
+    b=$(best "$1" "$2")
+    case $b in FAIL) echo FAILED ;; -) echo - ;; *) human "$(field "$b" 3)" ;; esac
+}
+
+target() {
+    case $1 in ab*) echo 3 ;; sqlite3 | python3) echo 1.5 ;; esac
+}
+
+# scaling CFG BASE1 BASE2: wall time of the 2-thread run over the 1-thread run
+scaling() {
+    a=$(best "$2" "$1") b=$(best "$3" "$1")
+    case "$a $b" in *FAIL* | *-*) echo "-" ; return ;; esac
+    awk -v x="$(field "$a" 1)" -v y="$(field "$b" 1)" 'BEGIN { printf "%.2f", y / x }'
+}
+
+{
+    echo "heapprof benchmarks, $(date '+%Y-%m-%d %H:%M %Z')"
+    echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs," \
+        "$(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo) RAM, kernel $(uname -r)"
+    echo "software: $(ldd --version | head -n 1 | sed 's/.*) //;s/^/glibc /'), $(${CC:-gcc} --version | head -n 1)," \
+        "sqlite3 $(sqlite3 --version 2>/dev/null | cut -d' ' -f1), $($PY --version 2>&1)," \
+        "$(heaptrack --version 2>/dev/null | head -n 1)"
+    echo "best of $REPS, wall seconds; ratio = time / bare time; targets: shim <= 3x on alloc_bench," \
+        "<= 1.5x on sqlite3 and python3 (OVER marks a miss)"
+    echo "load average before: $LOAD0, after: $LOAD1; measuring took ${ELAPSED}s"
+    echo
+    printf '%-9s | %-7s | %-17s | %-17s | %-17s | %-17s\n' workload bare shim shim+libunwind \
+        heaptrack "heaptrack -r"
+    printf '%s\n' "----------+---------+-------------------+-------------------+-------------------+------------------"
+    for wl in $WORKLOADS; do
+        b=$(best "$wl" bare)
+        case $b in FAIL | -) bt=$b ;; *) bt="$(field "$b" 1)s" ;; esac
+        printf '%-9s | %-7s | %-17s | %-17s | %-17s | %-17s\n' "$wl" "$bt" \
+            "$(cell_time "$wl" shim "$(target "$wl")")" "$(cell_time "$wl" shim-lu "")" \
+            "$(cell_time "$wl" heaptrack "")" "$(cell_time "$wl" heaptrack-raw "")"
+    done
+    echo
+    echo "peak RSS (max RSS of the largest process; for heaptrack that may be its interpreter)" \
+        "and profile size"
+    printf '%-9s | %-9s | %-9s | %-9s | %-9s | %-11s | %-11s | %-11s | %-11s\n' workload \
+        "RSS bare" "RSS shim" "RSS s+lu" "RSS ht" "prof shim" "prof s+lu" "heaptrack" "ht -r"
+    printf '%s\n' "----------+-----------+-----------+-----------+-----------+-------------+-------------+-------------+------------"
+    for wl in $WORKLOADS; do
+        printf '%-9s | %-9s | %-9s | %-9s | %-9s | %-11s | %-11s | %-11s | %-11s\n' "$wl" \
+            "$(cell_rss "$wl" bare)" "$(cell_rss "$wl" shim)" "$(cell_rss "$wl" shim-lu)" \
+            "$(cell_rss "$wl" heaptrack)" "$(cell_size "$wl" shim)" "$(cell_size "$wl" shim-lu)" \
+            "$(cell_size "$wl" heaptrack)" "$(cell_size "$wl" heaptrack-raw)"
+    done
+    echo
+    echo "thread scaling: 2-thread wall time / 1-thread wall time (each thread does the same work;"
+    echo "1.00 is perfect scaling on 2 cores)"
+    printf '%-10s | %-5s | %-5s | %-7s | %-9s | %-12s\n' binary bare shim shim+lu heaptrack "heaptrack -r"
+    for v in "" -nofp; do
+        case " $WORKLOADS " in *" ab1$v "*) ;; *) continue ;; esac
+        case " $WORKLOADS " in *" ab2$v "*) ;; *) continue ;; esac
+        printf '%-10s | %-5s | %-5s | %-7s | %-9s | %-12s\n' "ab$v" \
+            "$(scaling bare ab1$v ab2$v)" "$(scaling shim ab1$v ab2$v)" \
+            "$(scaling shim-lu ab1$v ab2$v)" "$(scaling heaptrack ab1$v ab2$v)" \
+            "$(scaling heaptrack-raw ab1$v ab2$v)"
+    done
+    echo
+    echo "workloads:"
+    for wl in $WORKLOADS; do echo "  $wl: $(wl_describe "$wl")"; done
+    fails=$(ls "$RES" | grep '\.fail$')
+    if [ -n "$fails" ]; then
+        echo
+        echo "failures:"
+        for f in $fails; do echo "  ${f%.fail}: $(cat "$RES/$f")"; done
+    fi
+} | tee "$OUT/results.txt"
