@@ -2,6 +2,7 @@
  * from the same object as its malloc (pvalloc under jemalloc would otherwise be glibc's). */
 #include "backend.h"
 #include "util.h"
+#include "hp.h"
 
 #include <dlfcn.h>
 
@@ -48,6 +49,21 @@ static void fill(void *handle, const char *prefix, const void *base)
 #undef LOOK_PLAIN
 }
 
+/* A non-PIE executable that takes malloc's address makes its PLT slot the canonical address:
+ * dlsym then answers that slot, which still leads to the shim. Call it once to find out (the
+ * shim's own malloc is in its bootstrap phase now and marks the call). */
+static int reaches_shim(void *fn)
+{
+    hp_tls.boot_calls = 0;
+    void *p = ((void *(*)(size_t))fn)(1);
+    if (hp_tls.boot_calls)
+        return 1;
+    void (*other_free)(void *) = (void (*)(void *))dlsym(RTLD_DEFAULT, "free");
+    if (p && other_free)
+        other_free(p);
+    return 0;
+}
+
 int hp_backend_init(const char *name, void *self_malloc, int *passthrough)
 {
     void *handle = RTLD_NEXT;
@@ -56,7 +72,7 @@ int hp_backend_init(const char *name, void *self_malloc, int *passthrough)
     hp_memset(&hp_be, 0, sizeof hp_be);
 
     void *in_use = dlsym(RTLD_DEFAULT, "malloc");
-    if (in_use && in_use != self_malloc) {
+    if (in_use && in_use != self_malloc && !reaches_shim(in_use)) {
         /* Another allocator is earlier in symbol resolution than the shim: everything the
          * program frees came from it, so the shim can only forward. */
         *passthrough = 1;

@@ -82,6 +82,7 @@ static void *finish(void *raw, void *user, uint64_t size, int aligned)
 
 static void *boot_alloc(size_t size, size_t align)
 {
+    hp_tls.boot_calls++;
     void *p = hp_boot_alloc(size, align);
     if (!p)
         errno = ENOMEM;

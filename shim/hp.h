@@ -30,6 +30,7 @@ struct hp_tls {
     int dead;                  /* the thread's destructor ran: no cache any more */
     struct hp_thread *thread;  /* profiling state, NULL until the first profiled call */
     uintptr_t stack_hi;        /* upper bound for frame pointers (0: not computed yet) */
+    unsigned boot_calls;       /* allocations served by the bootstrap arena (init probes) */
 };
 extern __thread struct hp_tls hp_tls __attribute__((tls_model("initial-exec")));
 

@@ -110,7 +110,7 @@ static int capture_fp(uintptr_t *pcs, int max, int *truncated)
     if (lo >= hi) /* running on an alternate signal stack */
         hi = lo + (1u << 20);
     int n = 0, miss = 0;
-    while (fp >= lo && fp + 2 * sizeof(uintptr_t) <= hi && !(fp & (sizeof(uintptr_t) - 1))) {
+    while (fp >= lo && fp < hi && hi - fp >= 2 * sizeof(uintptr_t) && !(fp & (sizeof(uintptr_t) - 1))) {
         uintptr_t next = ((uintptr_t *)fp)[0];
         uintptr_t ret = ((uintptr_t *)fp)[1];
         if (!in_shim(ret)) {
