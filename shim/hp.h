@@ -34,6 +34,9 @@ struct hp_tls {
 };
 extern __thread struct hp_tls hp_tls __attribute__((tls_model("initial-exec")));
 
+/* The shim's own malloc (malloc.c); unit tests provide their own. */
+void *hp_self_malloc_addr(void);
+
 /* ---- allocation paths (alloc.c) ---- */
 enum hp_kind { HP_K_MALLOC, HP_K_CALLOC, HP_K_REALLOC, HP_K_MEMALIGN, HP_K_NEW };
 void *hp_alloc(size_t size, size_t align, int zero);

@@ -19,7 +19,6 @@ int hp_init_state;
 int hp_passthrough;
 int hp_profiling;
 int hp_realloc_zero_frees = 1;
-extern void *hp_self_malloc(size_t);
 __thread struct hp_tls hp_tls __attribute__((tls_model("initial-exec")));
 
 extern char **environ;
@@ -96,7 +95,7 @@ static void do_init(void)
         memcpy(&seed, rnd + 8, sizeof seed); /* the first 8 bytes seed the stack protector */
     hp_secret = hp_mix64(seed ^ (uint64_t)(uintptr_t)&seed);
 
-    if (hp_backend_init(hp_opt.backend, (void *)&hp_self_malloc, &hp_passthrough) != 0) {
+    if (hp_backend_init(hp_opt.backend, hp_self_malloc_addr(), &hp_passthrough) != 0) {
         hp_error("no usable allocator found; aborting");
         _exit(127);
     }
@@ -136,6 +135,7 @@ int hp_init_slow(void)
     return 1;
 }
 
+#ifndef HP_UNIT_TEST
 /* After libc's own constructors: work that needs a working libc (dlopen, threads, signals). */
 __attribute__((constructor(101))) static void hp_constructor(void)
 {
@@ -155,3 +155,4 @@ __attribute__((destructor(101))) static void hp_destructor(void)
     if (hp_init_state == HP_INIT_DONE && hp_profiling)
         hp_dump_at_exit();
 }
+#endif

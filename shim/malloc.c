@@ -19,6 +19,7 @@ HP_EXPORT void free_aligned_sized(void *p, size_t align, size_t size) { (void)al
 #pragma GCC diagnostic ignored "-Wmissing-attributes"
 #endif
 extern void *hp_self_malloc(size_t) __attribute__((alias("malloc"), visibility("hidden")));
+void *hp_self_malloc_addr(void) { return (void *)&hp_self_malloc; }
 
 HP_EXPORT void *calloc(size_t n, size_t size)
 {
