@@ -24,20 +24,27 @@ static uint64_t bucket_mask;
 
 static uint64_t hash_stack(const uintptr_t *pcs, int n)
 {
+    /* One multiply per frame, one full mix at the end. */
     uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n;
-    for (int i = 0; i < n; i++)
-        h = hp_mix64(h ^ pcs[i]);
-    return h;
+    for (int i = 0; i < n; i++) {
+        h = (h ^ pcs[i]) * 0xff51afd7ed558ccdull;
+        h = (h << 29) | (h >> 35);
+    }
+    return hp_mix64(h);
 }
 
 static int same_stack(const struct hp_ctx *c, uint64_t h, const uintptr_t *pcs, int n)
 {
-    return c->hash == h && c->depth == (uint32_t)n && !memcmp(c->pcs, pcs, (size_t)n * sizeof *pcs);
+    if (c->hash != h || c->depth != (uint32_t)n)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (c->pcs[i] != pcs[i])
+            return 0;
+    return 1;
 }
 
-static struct hp_ctx *depot_get(const uintptr_t *pcs, int n)
+static struct hp_ctx *depot_get(const uintptr_t *pcs, int n, uint64_t h)
 {
-    uint64_t h = hash_stack(pcs, n);
     struct hp_ctx **b = &buckets[h & bucket_mask];
     struct hp_ctx *head = __atomic_load_n(b, __ATOMIC_ACQUIRE);
     for (struct hp_ctx *c = head; c; c = c->next)
@@ -268,7 +275,20 @@ struct deferred {
     uint64_t size;
 };
 
+/* Recently seen stacks of this thread, by 64-bit stack hash. A hit is trusted without comparing
+ * frames (two live stacks colliding in 64 bits is far less likely than a bit flip), which keeps
+ * the context's own memory off the allocation path; the depot itself compares frames. */
+#define SCACHE_SIZE 4096
+
+struct scache_entry {
+    uint64_t hash;
+    struct hp_ctx *ctx;
+    uint32_t id;
+    uint32_t pad;
+};
+
 struct hp_thread {
+    struct scache_entry scache[SCACHE_SIZE];
     hp_lock_t lock;
     int alive;
     struct hp_thread *next_all, *next_free;
@@ -355,12 +375,16 @@ static void flush_thread(struct hp_thread *t)
     }
 }
 
-static struct tentry *entry_for(struct hp_thread *t, struct hp_ctx *c)
+static struct tentry *entry_for(struct hp_thread *t, struct hp_ctx *c, uint32_t id)
 {
-    uint64_t i = hp_mix64(c->id) & tmask;
+    uint64_t i = (id * 0x9e3779b1u) & tmask;
     struct tentry *e = &t->entries[i];
-    if (HP_LIKELY(e->ctx_id == c->id))
+    if (HP_LIKELY(e->ctx_id == id))
         return e;
+    if (!c)
+        c = __atomic_load_n(&hp_prof.by_id[id], __ATOMIC_ACQUIRE);
+    if (!c)
+        return NULL;
     if (e->ctx_id) {
         /* A collision: its live changes must reach the context before the slot is reused. */
         flush_entry(e);
@@ -462,12 +486,11 @@ static struct hp_thread *thread_get(void)
 static void free_event(struct hp_thread *t, uint32_t ctx_id, uint64_t size, uint32_t alloc_ms,
                        uint32_t alloc_cpu, uint32_t dealloc_ms, uint32_t dealloc_cpu)
 {
-    struct hp_ctx *c = __atomic_load_n(&hp_prof.by_id[ctx_id], __ATOMIC_ACQUIRE);
-    if (!c)
-        return;
     struct hp_block_event ev = {size, alloc_ms, dealloc_ms, alloc_cpu, dealloc_cpu, 0, 0};
     if (t) {
-        struct tentry *e = entry_for(t, c);
+        struct tentry *e = entry_for(t, NULL, ctx_id);
+        if (!e)
+            return;
         hp_hib_add(&e->hib, &ev);
         e->d_live_count--;
         e->d_live_size -= (int64_t)size;
@@ -477,6 +500,9 @@ static void free_event(struct hp_thread *t, uint32_t ctx_id, uint64_t size, uint
         t->pend_count--;
         maybe_publish(t, e);
     } else {
+        struct hp_ctx *c = __atomic_load_n(&hp_prof.by_id[ctx_id], __ATOMIC_ACQUIRE);
+        if (!c)
+            return;
         struct hpf_hib h;
         memset(&h, 0, sizeof h);
         h.context_id = ctx_id;
@@ -516,16 +542,29 @@ uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu)
     int n = hp_stack_capture(pcs, (int)hp_opt.stack_depth, &truncated);
     if (truncated)
         hp_count(&hp_counters.truncated_stacks);
-    struct hp_ctx *c = depot_get(pcs, n);
+    uint64_t h = hash_stack(pcs, n);
+    struct hp_thread *t = thread_get();
+    struct hp_ctx *c = NULL;
+    struct scache_entry *se = t ? &t->scache[h & (SCACHE_SIZE - 1)] : NULL;
+    if (se && se->hash == h && se->ctx) {
+        c = se->ctx;
+    } else {
+        c = depot_get(pcs, n, h);
+        if (se && c) {
+            se->hash = h;
+            se->ctx = c;
+            se->id = c->id;
+        }
+    }
+    uint32_t id = c ? (se && se->ctx == c ? se->id : c->id) : 0;
     if (HP_UNLIKELY(!c)) {
         hp_count(&hp_counters.unprofiled_allocs);
         tl->depth = 0;
         return 0;
     }
-    struct hp_thread *t = thread_get();
     if (HP_LIKELY(t != NULL)) {
         hp_lock(&t->lock);
-        struct tentry *e = entry_for(t, c);
+        struct tentry *e = entry_for(t, c, id);
         e->d_allocs++;
         e->d_bytes += size;
         e->d_live_count++;
@@ -566,7 +605,7 @@ uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu)
     tl->depth = 0;
     if (HP_UNLIKELY(hp_dump_pending))
         hp_dump_run_pending();
-    return c->id;
+    return id;
 }
 
 void hp_profile_free(uint32_t ctx, uint64_t size, uint32_t alloc_ms, uint32_t alloc_cpu)
@@ -627,7 +666,9 @@ void hp_profile_init(void)
 {
     hp_prof.max_id = (uint32_t)hp_opt.max_contexts + 1;
     hp_prof.next_id = 1;
-    uint64_t nb = hp_round_pow2(hp_opt.max_contexts);
+    /* A quarter of a bucket per possible context keeps the array small enough to stay mostly
+     * in cache and TLB; chains stay short until the depot is nearly full. */
+    uint64_t nb = hp_round_pow2(hp_opt.max_contexts / 4 < 4096 ? 4096 : hp_opt.max_contexts / 4);
     buckets = hp_meta_map(nb * sizeof *buckets);
     hp_prof.by_id = hp_meta_map((size_t)hp_prof.max_id * sizeof *hp_prof.by_id);
     ways = hp_opt.hib_table_ways;

@@ -30,6 +30,7 @@ static hp_lock_t refresh_lock = HP_LOCK_INIT;
 static uint32_t last_refresh_ms;
 static uintptr_t shim_lo, shim_hi;
 static int (*unw_backtrace_fn)(void **, int);
+static uint32_t exec_gen = 1;
 
 struct fill_state {
     struct range *t;
@@ -65,14 +66,31 @@ void hp_maps_refresh(int force)
         __atomic_store_n(&exec_n, 0, __ATOMIC_RELEASE);
         __atomic_store_n(&exec_tab, s.t, __ATOMIC_RELEASE);
         __atomic_store_n(&exec_n, s.n, __ATOMIC_RELEASE);
+        __atomic_add_fetch(&exec_gen, 1, __ATOMIC_RELEASE);
         cur_tab = next;
     }
     last_refresh_ms = now;
     hp_unlock(&refresh_lock);
 }
 
+/* The ranges this thread hit last, tagged with the table generation they came from. */
+static __thread struct {
+    uintptr_t start[2], end[2];
+    uint32_t gen, next;
+} hit_cache __attribute__((tls_model("initial-exec")));
+
 int hp_is_exec(uintptr_t pc)
 {
+    uint32_t gen = __atomic_load_n(&exec_gen, __ATOMIC_ACQUIRE);
+    if (HP_LIKELY(hit_cache.gen == gen)) {
+        if (pc >= hit_cache.start[0] && pc < hit_cache.end[0])
+            return 1;
+        if (pc >= hit_cache.start[1] && pc < hit_cache.end[1])
+            return 1;
+    } else {
+        hit_cache.start[0] = hit_cache.end[0] = hit_cache.start[1] = hit_cache.end[1] = 0;
+        hit_cache.gen = gen;
+    }
     int n = __atomic_load_n(&exec_n, __ATOMIC_ACQUIRE);
     const struct range *t = __atomic_load_n(&exec_tab, __ATOMIC_ACQUIRE);
     int lo = 0, hi = n - 1;
@@ -82,8 +100,12 @@ int hp_is_exec(uintptr_t pc)
             hi = mid - 1;
         else if (pc >= t[mid].end)
             lo = mid + 1;
-        else
+        else {
+            uint32_t k = hit_cache.next++ & 1;
+            hit_cache.start[k] = t[mid].start;
+            hit_cache.end[k] = t[mid].end;
             return 1;
+        }
     }
     return 0;
 }
