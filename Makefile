@@ -41,8 +41,9 @@ RUNIT_SRCS := $(wildcard report/test/test_*.c)
 RUNIT_BINS := $(patsubst report/test/%.c,$(BUILD)/runit/%,$(RUNIT_SRCS))
 PROG_SRCS  := $(wildcard test/progs/*.c) $(wildcard test/progs/*.cc)
 
-.PHONY: all check unit integration progs bench clean shim report
-all: $(BUILD)/libheapprof_shim.so $(BUILD)/heapprof-report
+.PHONY: all check unit integration progs bench clean shim report demo
+demo: $(BUILD)/demo
+all: $(BUILD)/libheapprof_shim.so $(BUILD)/heapprof-report $(BUILD)/demo
 
 shim: $(BUILD)/libheapprof_shim.so
 report: $(BUILD)/heapprof-report
@@ -61,6 +62,11 @@ $(BUILD)/libheapprof_shim.so: $(SHIM_OBJS) shim/libheapprof.map
 $(BUILD)/heapprof-report: $(REPORT_SRCS) $(wildcard report/*.h) shim/hpf_format.h
 	@mkdir -p $(BUILD)
 	$(CC) $(REPORT_CFLAGS) -o $@ $(REPORT_SRCS) $(REPORT_LIBS)
+
+# The bundled example the README profiles.
+$(BUILD)/demo: examples/demo.c
+	@mkdir -p $(BUILD)
+	$(CC) -O2 -g -fno-omit-frame-pointer -pthread $(WARN) -o $@ $<
 
 # Sanitized build of the report tool, used by the tests.
 $(BUILD)/heapprof-report-san: $(REPORT_SRCS) $(wildcard report/*.h) shim/hpf_format.h
