@@ -94,6 +94,7 @@ unit: $(UNIT_BINS) $(RUNIT_BINS)
 
 integration: all $(BUILD)/heapprof-report-san progs
 	@sh test/integration/run.sh
+	@sh test/profiling/run.sh
 
 check: unit integration
 

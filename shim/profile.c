@@ -248,10 +248,6 @@ static void global_live(int64_t dsize, int64_t dcount)
         }
         if (multi)
             hp_unlock(&peak_lock);
-    } else if (dsize < 0 && hp_prof.peak_pending) {
-        /* The heap is leaving its peak: the contexts still hold their values from before
-         * this change, except the one just pushed; close enough within the slack. */
-        hp_peak_snapshot_if_pending(0);
     }
 }
 
@@ -343,6 +339,10 @@ static void push_entry_live(struct tentry *e)
 /* Push the thread's pending live-heap changes to the contexts and the global totals. */
 static void publish(struct hp_thread *t)
 {
+    /* The heap is about to leave its peak: the contexts still hold their values at the peak
+     * (up to other threads' unpublished slack), so this is the moment to copy them. */
+    if (t->pend_size < 0 && __atomic_load_n(&hp_prof.peak_pending, __ATOMIC_RELAXED))
+        hp_peak_snapshot_if_pending(0);
     for (uint32_t i = 0; i < t->ndirty; i++) {
         struct tentry *e = &t->entries[t->dirty[i]];
         if (e->dirty)
@@ -508,10 +508,11 @@ static void free_event(struct hp_thread *t, uint32_t ctx_id, uint64_t size, uint
         h.context_id = ctx_id;
         hp_hib_add(&h, &ev);
         table_merge(ctx_id, &h);
+        hp_note_threads();
+        hp_peak_snapshot_if_pending(0);
         __atomic_fetch_add(&c->live_count, -1, __ATOMIC_RELAXED);
         __atomic_fetch_add(&c->live_size, -(int64_t)size, __ATOMIC_RELAXED);
         __atomic_fetch_add(&c->live_ts, -(int64_t)alloc_ms, __ATOMIC_RELAXED);
-        hp_note_threads();
         global_live(-(int64_t)size, -1);
     }
     add_u64(&hp_prof.total_frees, 1);

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Check heapprof-report's JSON for the test programs in test/profiling against the numbers
+those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXTRA...]
+KIND: exit | api | signal | child | cxx | interval. Prints one line per failed expectation and
+exits 1 if there was any."""
+import json
+import sys
+
+MiB = 1 << 20
+problems = []
+
+
+def expect(what, ok):
+    if not ok:
+        problems.append(what)
+
+
+def by_site(doc):
+    """Sum the contexts whose innermost frame is in each site_* function."""
+    sites = {}
+    for c in doc["contexts"]:
+        if not c["frames"]:
+            continue
+        fn = c["frames"][0]["function"]
+        if not fn.startswith("site_"):
+            continue
+        name = fn.split("(")[0]
+        s = sites.setdefault(name, {"contexts": 0})
+        s["contexts"] += 1
+        for k, v in c.items():
+            if isinstance(v, int):
+                if k.startswith("max_live_"):
+                    s[k] = s.get(k, 0) + v  # a site's contexts are live at the same time here
+                elif k.startswith("min_"):
+                    s[k] = min(s.get(k, v), v)
+                elif k.startswith("max_"):
+                    s[k] = max(s.get(k, v), v)
+                else:
+                    s[k] = s.get(k, 0) + v
+    return sites
+
+
+def site(sites, name, **want):
+    s = sites.get(name)
+    if s is None:
+        problems.append(f"{name}: no context whose innermost frame is {name}")
+        return None
+    for k, v in want.items():
+        if s.get(k) != v:
+            problems.append(f"{name}: {k} is {s.get(k)}, expected {v}")
+    return s
+
+
+def check_c(doc, kind):
+    sites = by_site(doc)
+    site(sites, "site_short", alloc_count=1000, allocs=1000, total_size=100000, min_size=100,
+         max_size=100, live_count=0, live_size=0)
+    site(sites, "site_leak", alloc_count=500, allocs=500, total_size=150000, live_count=500,
+         live_size=150000, max_live_count=500, max_live_size=150000, min_size=300, max_size=300)
+    s = site(sites, "site_long_alloc", alloc_count=10, total_size=40960, live_count=0)
+    if s:
+        # 300 ms of sleep; the clock ticks in whole ms of a coarse clock (a few ms).
+        expect(f"site_long_alloc: min_lifetime_ms {s['min_lifetime_ms']} < 290", s["min_lifetime_ms"] >= 290)
+        expect(f"site_long_alloc: max_lifetime_ms {s['max_lifetime_ms']} > 2000", s["max_lifetime_ms"] <= 2000)
+        expect("site_long_alloc: total_lifetime_ms not ~10x min",
+               10 * s["min_lifetime_ms"] <= s["total_lifetime_ms"] <= 10 * s["max_lifetime_ms"])
+    site(sites, "site_aligned", alloc_count=100, total_size=25600, live_count=0)
+    site(sites, "site_memalign_leak", alloc_count=20, total_size=20000, live_count=20, live_size=20000)
+    site(sites, "site_realloc", alloc_count=9, total_size=8176, min_size=16, max_size=4096, live_count=0)
+    site(sites, "site_thread", alloc_count=4000, total_size=192000, live_count=0, contexts=1)
+    site(sites, "site_peak", alloc_count=10, total_size=10 * MiB, live_count=0, max_live_size=10 * MiB,
+         max_live_count=10, peak_live_size=10 * MiB, peak_live_count=10)
+    site(sites, "site_after_peak", alloc_count=5, total_size=5 * MiB, max_live_size=5 * MiB,
+         peak_live_size=0, peak_live_count=0)
+    summ = doc["summary"]
+    expect(f"peak_live_size {summ['peak_live_size']} not in [10 MiB + 170000, 11 MiB)",
+           10 * MiB + 170000 <= summ["peak_live_size"] < 11 * MiB)
+    expect("site_child present in the parent's profile", "site_child" not in sites)
+    reason = doc["process"]["dump_reason"]
+    expect(f"dump_reason {reason}, expected {kind}", reason == kind)
+    expect("foreign or double frees reported", summ["foreign_frees"] == 0 and summ["double_frees"] == 0)
+
+
+def main():
+    kind, path = sys.argv[1], sys.argv[2]
+    with open(path) as f:
+        doc = json.load(f)
+    if kind in ("exit", "api", "signal"):
+        check_c(doc, kind)
+    elif kind == "child":
+        parent = int(sys.argv[3])
+        sites = by_site(doc)
+        site(sites, "site_child", alloc_count=7, total_size=7 * 777, live_count=0)
+        expect(f"forked_from {doc['process']['forked_from']}, expected {parent}",
+               doc["process"]["forked_from"] == parent)
+        expect("child dump_reason not exit", doc["process"]["dump_reason"] == "exit")
+    elif kind == "cxx":
+        sites = by_site(doc)
+        site(sites, "site_new_array", alloc_count=300, total_size=30000, live_count=0)
+        site(sites, "site_new_aligned", alloc_count=200, total_size=38400, live_count=0)
+        site(sites, "site_new_nothrow_leak", alloc_count=50, total_size=2000, live_count=50, live_size=2000)
+    elif kind == "interval":
+        expect("interval dump_reason", doc["process"]["dump_reason"] == "interval")
+        expect("interval dump has no contexts", len(doc["contexts"]) > 0)
+    else:
+        problems.append(f"unknown kind {kind}")
+    for p in problems:
+        print(p)
+    sys.exit(1 if problems else 0)
+
+
+main()

@@ -1,0 +1,117 @@
+#!/bin/sh
+# Profile-accuracy tests: run test programs with known allocation sites under the shim, in
+# several configurations (compilers, unwinders, backends), and check the JSON reports' numbers.
+# Prints "ok NAME" / "FAIL NAME: ..." and a final "N passed, M failed".
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+shim=$top/build/libheapprof_shim.so
+report=$top/build/heapprof-report-san
+[ -x "$report" ] || report=$top/build/heapprof-report
+out=$top/build/profiling
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok() { echo "ok $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
+
+mkdir -p "$out/gcc" "$out/clang"
+for cc in gcc clang; do
+    cxx=g++
+    [ $cc = clang ] && cxx=clang++
+    $cc -O2 -g -fno-omit-frame-pointer -pthread -Ishim -o "$out/$cc/sites" test/profiling/sites.c || bad "build-$cc" "sites.c"
+    $cxx -O2 -g -fno-omit-frame-pointer -o "$out/$cc/sites_cxx" test/profiling/sites_cxx.cc || bad "build-$cc" "sites_cxx.cc"
+done
+
+# check NAME KIND PROFILE [EXTRA]: report to JSON, compare numbers.
+check() {
+    cname=$1 kind=$2 prof=$3
+    shift 3
+    if [ ! -f "$prof" ]; then bad "$cname" "no profile $prof"; return; fi
+    if ! "$report" --format json -o "$tmp/r.json" "$prof" 2>"$tmp/r.err"; then
+        bad "$cname" "heapprof-report failed: $(head -c 300 "$tmp/r.err")"
+        return
+    fi
+    if msg=$(python3 test/profiling/check_sites.py "$kind" "$tmp/r.json" "$@" 2>&1); then
+        ok "$cname"
+    else
+        bad "$cname" "$(echo "$msg" | head -5 | tr '\n' ';')"
+    fi
+}
+
+# run NAME OPTIONS PROGRAM ARGS...: under the shim with profiles in $tmp/NAME.
+run() {
+    name=$1 opts=$2
+    shift 2
+    rm -rf "$tmp/$name"
+    mkdir -p "$tmp/$name"
+    if ! timeout 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:$opts" LD_PRELOAD="$shim" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"; then
+        bad "$name" "exit status $? ($(head -c 300 "$tmp/$name.err"))"
+        return 1
+    fi
+    return 0
+}
+
+for cc in gcc clang; do
+    for unw in fp libunwind; do
+        name=sites-$cc-$unw
+        if run "$name" "dump_signal=12:unwinder=$unw" "$out/$cc/sites" fork signal; then
+            parent=$(ls "$tmp/$name" | sed -n 's/^p\.\([0-9]*\)\.hpf$/\1/p' | sort -n | head -1)
+            # The parent's pid is the smaller one only most of the time: find it by its dumps.
+            for f in "$tmp/$name"/p.*.hpf.1; do parent=$(basename "$f" | sed 's/^p\.\([0-9]*\)\.hpf\.1$/\1/'); done
+            check "$name-exit" exit "$tmp/$name/p.$parent.hpf"
+            check "$name-api" api "$tmp/$name/p.$parent.hpf.1"
+            check "$name-signal" signal "$tmp/$name/p.$parent.hpf.2"
+            child=$(ls "$tmp/$name" | sed -n 's/^p\.\([0-9]*\)\.hpf$/\1/p' | grep -vx "$parent" | head -1)
+            check "$name-fork-child" child "$tmp/$name/p.$child.hpf" "$parent"
+        fi
+    done
+    if run "cxx-$cc" "" "$out/$cc/sites_cxx"; then
+        check "cxx-$cc" cxx "$(ls "$tmp/cxx-$cc"/p.*.hpf | head -1)"
+    fi
+done
+
+for be in glibc jemalloc tcmalloc; do
+    name=sites-backend-$be
+    case $be in
+    glibc) pre=""; opt="backend=glibc" ;;
+    jemalloc) pre=$(ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -1); opt="" ;;
+    tcmalloc) pre=$(ls /usr/lib/*/libtcmalloc_minimal.so.4 2>/dev/null | head -1); opt="" ;;
+    esac
+    if [ $be != glibc ] && [ -z "$pre" ]; then bad "$name" "lib$be not installed"; continue; fi
+    rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+    if timeout 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:dump_signal=12:$opt" \
+        LD_PRELOAD="$shim $pre" "$out/gcc/sites" signal >/dev/null 2>"$tmp/$name.err"; then
+        check "$name" exit "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+    else
+        bad "$name" "exit status $?: $(head -c 300 "$tmp/$name.err")"
+    fi
+done
+
+# Periodic dumps: a program that runs ~450 ms with dump_interval_ms=100 leaves several.
+name=interval
+if run "$name" "dump_interval_ms=100" sh -c 'sleep 0.45'; then
+    n=0
+    for f in "$tmp/$name"/p.*.hpf.*; do [ -f "$f" ] && n=$((n + 1)); done
+    if [ "$n" -ge 2 ]; then
+        check "$name-dump" interval "$(ls "$tmp/$name"/p.*.hpf.1 | head -1)"
+    else
+        bad "$name" "$n interval dumps, expected at least 2"
+    fi
+fi
+
+# heapprof-run: default file name, -o with %p, message on stderr, exit status kept.
+name=heapprof-run
+(cd "$tmp" && "$top/scripts/heapprof-run" "$out/gcc/sites" >/dev/null 2>"$tmp/run.err")
+rc=$?
+if [ $rc -eq 0 ] && ls "$tmp"/heapprof.sites.*.hpf >/dev/null 2>&1 && grep -q "profile written to $tmp/heapprof.sites" "$tmp/run.err"; then
+    ok "$name"
+else
+    bad "$name" "rc=$rc, files: $(ls "$tmp" | tr '\n' ' '), stderr: $(head -c 200 "$tmp/run.err")"
+fi
+if "$top/scripts/heapprof-run" -o "$tmp/x.%p.hpf" python3 -c 'import sys; sys.exit(3)' 2>/dev/null; then rc=0; else rc=$?; fi
+if [ $rc -eq 3 ] && ls "$tmp"/x.*.hpf >/dev/null 2>&1; then ok heapprof-run-status; else bad heapprof-run-status "rc=$rc"; fi
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
