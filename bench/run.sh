@@ -13,6 +13,7 @@ set -u
 ROOT=$(pwd)
 OUT=$ROOT/build/bench
 SHIM=$ROOT/build/libheapprof_shim.so
+REPORT=$ROOT/build/heapprof-report
 REPS=${BENCH_REPS:-3}
 EVENTS=${BENCH_EVENTS:-5000000}
 TIMEOUT=${BENCH_TIMEOUT:-300}
@@ -48,8 +49,11 @@ case " $CONFIGS " in *" heaptrack"*) command -v heaptrack >/dev/null 2>&1 || die
 mkdir -p "$OUT/logs" || die "cannot create $OUT"
 rm -f "$OUT"/logs/*.log
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/heapprof-bench.XXXXXX") || die "mktemp failed"
+CHILD=""
 trap 'rm -rf "$TMP"' EXIT
-trap 'exit 130' INT TERM
+# timeout leads its own process group and passes a signal on to all of it, so killing it stops
+# the measured program (and heaptrack's helpers) too.
+trap '[ -z "$CHILD" ] || kill -TERM "$CHILD" 2>/dev/null; exit 130' INT TERM
 RES=$TMP/results
 mkdir -p "$RES"
 
@@ -85,8 +89,9 @@ wl_describe() {
     esac
 }
 
-# run_once WORKLOAD CONFIG REP: one timed run; appends "secs rss_kb profile_bytes" to
-# $RES/WORKLOAD.CONFIG, or writes $RES/WORKLOAD.CONFIG.fail with the reason.
+# run_once WORKLOAD CONFIG REP: one timed run; appends "wall_secs rss_kb profile_bytes cpu_secs"
+# to $RES/WORKLOAD.CONFIG, or writes $RES/WORKLOAD.CONFIG.fail with the reason. After the first
+# good shim run, $RES/WORKLOAD.CONFIG.stats says what its profile recorded (bench/profile_stats.py).
 run_once() {
     wl=$1 cfg=$2 rep=$3
     wl_setup "$wl"
@@ -105,12 +110,16 @@ run_once() {
     *) die "unknown config '$cfg'" ;;
     esac
     t0=$(date +%s%N)
-    /usr/bin/time -f %M -o "$dir/.rss" timeout -k 5 "$TIMEOUT" "$@" <"$WL_IN" >"$log" 2>&1
+    timeout -k 5 "$TIMEOUT" /usr/bin/time -f "%M %U %S" -o "$dir/.rss" "$@" <"$WL_IN" >"$log" 2>&1 &
+    CHILD=$!
+    wait "$CHILD"
     rc=$?
+    CHILD=""
     t1=$(date +%s%N)
     secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
-    rss=$(tail -n 1 "$dir/.rss" 2>/dev/null)
-    case $rss in '' | *[!0-9]*) rss=0 ;; esac
+    last=$(tail -n 1 "$dir/.rss" 2>/dev/null)
+    rss=$(echo "$last" | awk '{ print $1 + 0 }')
+    cpu=$(echo "$last" | awk '{ printf "%.2f", $2 + $3 }')
     size=$(find "$dir" -type f ! -name .rss -printf '%s\n' | awk '{ n += $1 } END { print n + 0 }')
     nfiles=$(find "$dir" -type f ! -name .rss | wc -l)
     reason=""
@@ -125,10 +134,16 @@ run_once() {
         echo "$reason (log: ${log#$ROOT/})" >"$RES/$wl.$cfg.fail"
         printf '  %-9s %-14s rep %s: FAILED: %s\n' "$wl" "$cfg" "$rep" "$reason" >&2
     else
-        echo "$secs $rss $size" >>"$RES/$wl.$cfg"
+        echo "$secs $rss $size $cpu" >>"$RES/$wl.$cfg"
         rm -f "$log"
-        printf '  %-9s %-14s rep %s: %6ss  %7s KB RSS  %10s B profile\n' "$wl" "$cfg" "$rep" \
-            "$secs" "$rss" "$size" >&2
+        printf '  %-9s %-14s rep %s: %6ss wall %6ss cpu %7s KB RSS %10s B profile\n' "$wl" "$cfg" \
+            "$rep" "$secs" "$cpu" "$rss" "$size" >&2
+        case $cfg in shim*)
+            if [ ! -f "$RES/$wl.$cfg.stats" ] && [ -x "$REPORT" ]; then
+                "$REPORT" -f json "$dir"/*.hpf 2>/dev/null | $PY "$ROOT/bench/profile_stats.py" \
+                    >"$RES/$wl.$cfg.stats" 2>/dev/null || rm -f "$RES/$wl.$cfg.stats"
+            fi ;;
+        esac
     fi
     rm -rf "$dir"
 }
@@ -180,6 +195,32 @@ cell_time() {
         print s }'
 }
 
+# cell_cpu WL CFG: user+sys seconds of the fastest run and its ratio to bare's
+cell_cpu() {
+    b=$(best "$1" "$2")
+    case $b in
+    FAIL) echo "FAILED" ; return ;;
+    -) case $USE_SHIM.$2 in 0.shim*) echo "not yet measured" ;; *) echo "-" ;; esac
+       return ;;
+    esac
+    base=$(best "$1" bare)
+    case $base in FAIL | -) echo "$(field "$b" 4)s" ; return ;; esac
+    awk -v t="$(field "$b" 4)" -v b0="$(field "$base" 4)" 'BEGIN {
+        if (b0 > 0) printf "%.2fs %5.2fx", t, t / b0; else printf "%.2fs", t }'
+}
+
+# cell_stats WL CFG: "contexts, mean frames, allocations without a stack" of the profile
+cell_stats() {
+    f=$RES/$1.$2.stats
+    if [ -s "$f" ]; then
+        awk '{ printf "%d ctx, %.1f frames, %d no stack", $1, $3, $4 }' "$f"
+    elif [ $USE_SHIM = 0 ]; then
+        echo "not yet measured"
+    else
+        echo "-"
+    fi
+}
+
 human() {
     awk -v n="$1" 'BEGIN {
         if (n >= 1048576) printf "%.1f MB", n / 1048576
@@ -228,6 +269,26 @@ scaling() {
         printf '%-9s | %-7s | %-17s | %-17s | %-17s | %-17s\n' "$wl" "$bt" \
             "$(cell_time "$wl" shim "$(target "$wl")")" "$(cell_time "$wl" shim-lu "")" \
             "$(cell_time "$wl" heaptrack "")" "$(cell_time "$wl" heaptrack-raw "")"
+    done
+    echo
+    echo "CPU time (user+sys of all processes, best of $REPS); less disturbed by other load than wall"
+    printf '%-9s | %-7s | %-17s | %-17s | %-17s | %-17s\n' workload bare shim shim+libunwind \
+        heaptrack "heaptrack -r"
+    printf '%s\n' "----------+---------+-------------------+-------------------+-------------------+------------------"
+    for wl in $WORKLOADS; do
+        b=$(best "$wl" bare)
+        case $b in FAIL | -) bt=$b ;; *) bt="$(field "$b" 4)s" ;; esac
+        printf '%-9s | %-7s | %-17s | %-17s | %-17s | %-17s\n' "$wl" "$bt" \
+            "$(cell_cpu "$wl" shim)" "$(cell_cpu "$wl" shim-lu)" \
+            "$(cell_cpu "$wl" heaptrack)" "$(cell_cpu "$wl" heaptrack-raw)"
+    done
+    echo
+    echo "stacks recorded by the shim (first good run): distinct contexts, mean frames per"
+    echo "allocation, allocations without a stack"
+    printf '%-9s | %-36s | %-36s\n' workload "shim (fp)" "shim+libunwind"
+    printf '%s\n' "----------+--------------------------------------+-------------------------------------"
+    for wl in $WORKLOADS; do
+        printf '%-9s | %-36s | %-36s\n' "$wl" "$(cell_stats "$wl" shim)" "$(cell_stats "$wl" shim-lu)"
     done
     echo
     echo "peak RSS (max RSS of the largest process; for heaptrack that may be its interpreter)" \
