@@ -1,8 +1,9 @@
 /* Pointers the shim never handed out but that really belong to the allocator underneath:
- * blocks from glibc's __libc_malloc/__libc_memalign (found with dlsym, so they bypass the
- * interposed functions) are freed, resized and measured through the interposed functions.
- * They must work (a single warning on stderr is acceptable); mmapped ones are included because
- * a 32-byte header read in front of them lands on the previous page. */
+ * blocks from glibc's own __libc_malloc/__libc_memalign (looked up in libc.so.6's handle, so
+ * they bypass the shim, which exports those names too) are freed, resized and measured through
+ * the interposed functions. They must work (a single warning on stderr is acceptable); mmapped
+ * ones are included because a 32-byte header read in front of them lands on the previous page.
+ * The RTLD_DEFAULT lookup (which finds the shim's __libc_malloc when preloaded) is tested too. */
 #include <dlfcn.h>
 #include <malloc.h>
 #include <stdint.h>
@@ -13,9 +14,19 @@ typedef void *(*memalign_fn)(size_t, size_t);
 
 int main(void)
 {
-    malloc_fn libc_malloc = (malloc_fn)dlsym(RTLD_DEFAULT, "__libc_malloc");
-    memalign_fn libc_memalign = (memalign_fn)dlsym(RTLD_DEFAULT, "__libc_memalign");
-    CHECK(libc_malloc && libc_memalign, "dlsym __libc_malloc: %s", dlerror());
+    void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+    CHECK(libc, "dlopen libc.so.6: %s", dlerror());
+    malloc_fn libc_malloc = (malloc_fn)dlsym(libc, "__libc_malloc");
+    memalign_fn libc_memalign = (memalign_fn)dlsym(libc, "__libc_memalign");
+    malloc_fn default_malloc = (malloc_fn)dlsym(RTLD_DEFAULT, "__libc_malloc");
+    CHECK(libc_malloc && libc_memalign && default_malloc, "dlsym __libc_malloc: %s", dlerror());
+
+    for (int i = 0; i < 100; i++) {
+        void *p = default_malloc(100 + (size_t)i * 1000);
+        CHECK(p, "RTLD_DEFAULT __libc_malloc");
+        memset(p, 0x43, 100 + (size_t)i * 1000);
+        free(p);
+    }
 
     static const size_t sizes[] = {1, 24, 100, 1000, 70000, 140000, 1 << 20, 16 << 20};
     for (int round = 0; round < 20; round++) {

@@ -85,9 +85,20 @@ static void alloc_loop(unsigned id)
     }
 }
 
+static void block_signals(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR1);
+    sigaddset(&set, SIGALRM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
 static void *worker(void *arg)
 {
     alloc_loop((unsigned)(uintptr_t)arg);
+    /* thread exit frees glibc's per-thread cache outside any in_alloc bracket */
+    block_signals();
     return NULL;
 }
 
@@ -130,7 +141,11 @@ int main(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = handler;
     sa.sa_flags = SA_RESTART;
+    /* each handler blocks the other signal: a handler interrupting a handler inside malloc would
+     * be the undefined re-entry this test avoids */
     sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGUSR1);
+    sigaddset(&sa.sa_mask, SIGALRM);
     CHECK(sigaction(SIGUSR1, &sa, NULL) == 0, "sigaction");
     CHECK(sigaction(SIGALRM, &sa, NULL) == 0, "sigaction");
 
@@ -139,8 +154,13 @@ int main(void)
     tg.t[0] = pthread_self();
     for (long i = 1; i <= NWORKERS; i++)
         CHECK(pthread_create(&tg.t[i], NULL, worker, (void *)i) == 0, "pthread_create");
+    /* the helpers inherit a blocked mask, so no timer signal reaches them before they run */
+    sigset_t old;
+    pthread_sigmask(SIG_SETMASK, NULL, &old);
+    block_signals();
     CHECK(pthread_create(&sig_t, NULL, signaller, &tg) == 0, "pthread_create");
     CHECK(pthread_create(&stop_t, NULL, stopper, NULL) == 0, "pthread_create");
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 
     struct itimerval it = {{0, 500}, {0, 500}};
     CHECK(setitimer(ITIMER_REAL, &it, NULL) == 0, "setitimer");

@@ -1,0 +1,279 @@
+#!/bin/bash
+# Integration tests of the core shim: runs the hard-case programs of build/progs and a set of real
+# programs bare and under LD_PRELOAD=build/libheapprof_shim.so, comparing exit status and stdout.
+# Prints "ok NAME" / "FAIL NAME: reason" / "skip NAME: reason" per test and "N passed, M failed".
+# Usage (from anywhere): sh test/integration/run.sh [NAME-GLOB...]   e.g. 'gcc/t_fork' 'real/*'
+# HEAPPROF_SHIM=path overrides the library under test (e.g. to try the harness with another one).
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+
+cd "$(dirname "$0")/../.." || exit 2
+ROOT=$PWD
+SHIM=${HEAPPROF_SHIM:-$ROOT/build/libheapprof_shim.so}
+PROGS=$ROOT/build/progs
+SRC=$ROOT/test/progs
+JEMALLOC=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
+TCMALLOC=/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4
+PROG_TIMEOUT=60
+REAL_TIMEOUT=120
+
+TMP=$(mktemp -d /tmp/heapprof-it.XXXXXX) || exit 2
+trap 'rm -rf "$TMP"' EXIT
+ulimit -c 0 # the double-free test aborts on purpose; no core files in the tree
+
+passed=0 failed=0 skipped=0
+FILTER=("$@")
+
+ok() { echo "ok $1"; passed=$((passed + 1)); }
+bad() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+skip() { echo "skip $1: $2"; skipped=$((skipped + 1)); }
+
+# wanted NAME: true when NAME matches one of the command-line globs (or there are none).
+wanted() {
+    [ ${#FILTER[@]} = 0 ] && return 0
+    local g
+    for g in "${FILTER[@]}"; do
+        # shellcheck disable=SC2053
+        [[ $1 == $g ]] && return 0
+    done
+    return 1
+}
+
+# describe STATUS: exit status in words, naming the signal of a killed process.
+describe() {
+    local s=$1
+    if [ "$s" = 124 ]; then
+        echo "timed out"
+    elif [ "$s" -gt 128 ] && [ "$s" -lt 160 ]; then
+        echo "killed by SIG$(kill -l $((s - 128)) 2>/dev/null || echo $((s - 128))) (status $s)"
+    else
+        echo "status $s"
+    fi
+}
+
+# excerpt FILE: the first lines of a file on one line, for failure messages.
+excerpt() {
+    head -c 600 "$1" | head -n 6 | tr '\n' '|' | sed 's/|$//'
+}
+
+# run DIR PRELOAD TIMEOUT CMD...: runs CMD in a fresh DIR/cwd with stdin from /dev/null, stdout to
+# DIR/out, stderr to DIR/err and the exit status in DIR/st. PRELOAD is the LD_PRELOAD value, empty
+# for a bare run. Profiles go to DIR/prof (and the working directory is scratch, so a default
+# output name lands there too, never in the repository). timeout itself runs bare: env applies
+# the preload only to CMD.
+run() {
+    local dir=$1 preload=$2 limit=$3
+    shift 3
+    rm -rf "$dir"
+    mkdir -p "$dir/cwd" "$dir/prof"
+    local envs=()
+    if [ -n "$preload" ]; then
+        envs=(LD_PRELOAD="$preload" HEAPPROF_OPTIONS="output=$dir/prof/%p.hpf")
+        # shim-only promises are checked only when the real shim is the first allocator in line
+        case $preload in "$SHIM"*) envs+=(HEAPPROF_TEST_UNDER_SHIM=1) ;; esac
+    fi
+    # The subshell waits for timeout itself, so bash's "Aborted" notice for a killed child goes
+    # to the discarded stderr of the subshell instead of cluttering the test output.
+    (
+        cd "$dir/cwd" || exit 2
+        timeout -k 5 "$limit" env ${envs[@]+"${envs[@]}"} "$@" >"$dir/out" 2>"$dir/err" </dev/null
+        echo $? >"$dir/st"
+    ) 2>/dev/null
+    [ -s "$dir/st" ] || echo 2 >"$dir/st"
+}
+
+# compare NAME BAREDIR TESTDIR WHAT: checks that the run in TESTDIR matches the bare one (status
+# and stdout byte for byte) and that the bare run itself passed (status 0, no FAIL line).
+# Prints the verdict. WHAT names the test run in messages ("under shim", ...).
+compare() {
+    local name=$1 b=$2 t=$3 what=$4
+    local bst tst
+    bst=$(cat "$b/st") tst=$(cat "$t/st")
+    if [ "$bst" != 0 ]; then
+        bad "$name" "bare run failed ($(describe "$bst")), test or environment broken: $(excerpt "$b/out") $(excerpt "$b/err")"
+    elif [ "$tst" != "$bst" ]; then
+        bad "$name" "$what: $(describe "$tst"), bare: 0; stdout: $(excerpt "$t/out"); stderr: $(excerpt "$t/err")"
+    elif ! cmp -s "$b/out" "$t/out"; then
+        bad "$name" "$what: stdout differs from bare: $(diff "$b/out" "$t/out" | head -n 8 | tr '\n' '|'); stderr: $(excerpt "$t/err")"
+    else
+        ok "$name"
+    fi
+}
+
+have_shim() {
+    if [ ! -f "$SHIM" ]; then
+        bad "$1" "shim not built: $SHIM is missing (make build/libheapprof_shim.so)"
+        return 1
+    fi
+}
+
+have_prog() {
+    if [ ! -x "$2" ]; then
+        bad "$1" "test program not built: $2 is missing (make progs)"
+        return 1
+    fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# Hard-case programs: bare vs shim, for each compiler.
+prog_names() {
+    local f
+    for f in "$SRC"/t_*.c "$SRC"/t_*.cc; do
+        [ -e "$f" ] || continue
+        f=${f##*/}
+        echo "${f%.*}"
+    done
+}
+
+prog_test() {
+    local cc=$1 n=$2 name="$1/$2"
+    wanted "$name" || return 0
+    local bin=$PROGS/$cc/$n w=$TMP/$cc.$n
+    have_shim "$name" && have_prog "$name" "$bin" || return 0
+    run "$w.bare" "" $PROG_TIMEOUT "$bin"
+    run "$w.shim" "$SHIM" $PROG_TIMEOUT "$bin"
+    compare "$name" "$w.bare" "$w.shim" "under shim"
+}
+
+# The double free aborts in glibc's own check bare; under the shim the expected outcome is the
+# same SIGABRT after a "heapprof:" report on stderr.
+double_free_test() {
+    local cc=$1 name="$1/t_double_free"
+    wanted "$name" || return 0
+    local bin=$PROGS/$cc/t_double_free w=$TMP/$cc.t_double_free
+    have_shim "$name" && have_prog "$name" "$bin" || return 0
+    run "$w.bare" "" $PROG_TIMEOUT "$bin"
+    run "$w.shim" "$SHIM" $PROG_TIMEOUT "$bin"
+    local bst tst
+    bst=$(cat "$w.bare/st") tst=$(cat "$w.shim/st")
+    if [ "$bst" != 134 ]; then
+        bad "$name" "bare run: expected SIGABRT from glibc, got $(describe "$bst")"
+    elif [ "$tst" != 134 ]; then
+        bad "$name" "under shim: expected SIGABRT like bare, got $(describe "$tst"); stderr: $(excerpt "$w.shim/err")"
+    elif ! grep -q '^heapprof:' "$w.shim/err"; then
+        bad "$name" "under shim: no line starting 'heapprof:' on stderr: $(excerpt "$w.shim/err")"
+    elif ! cmp -s "$w.bare/out" "$w.shim/out"; then
+        bad "$name" "under shim: stdout differs: $(excerpt "$w.shim/out")"
+    else
+        ok "$name"
+    fi
+}
+
+# The ASan builds can't be preloaded (ASan must come first); they run bare and must match the
+# plain build's output.
+san_test() {
+    local n=$1 name="san/$1"
+    wanted "$name" || return 0
+    local bin=$PROGS/gcc-san/$n w=$TMP/san.$n
+    have_prog "$name" "$bin" && have_prog "$name" "$PROGS/gcc/$n" || return 0
+    run "$w.plain" "" $PROG_TIMEOUT "$PROGS/gcc/$n"
+    run "$w.san" "" $PROG_TIMEOUT "$bin"
+    compare "$name" "$w.plain" "$w.san" "ASan+UBSan build"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Preload order: the shim stacked with another malloc replacement, either one first. Each
+# combination must behave like a bare run; if the other allocator alone already differs, the
+# combination is skipped (not the shim's problem).
+preload_test() {
+    local alloc=$1 label=$2 prog=$3 name
+    local bin=$PROGS/gcc/$prog w=$TMP/pre.$label.$prog
+    for order in first second; do
+        name="preload/$label-$order/$prog"
+        wanted "$name" || continue
+        if [ ! -f "$alloc" ]; then
+            skip "$name" "$alloc not installed"
+            continue
+        fi
+        have_shim "$name" && have_prog "$name" "$bin" || continue
+        [ -d "$w.bare" ] || run "$w.bare" "" $PROG_TIMEOUT "$bin"
+        [ -d "$w.alone" ] || run "$w.alone" "$alloc" $PROG_TIMEOUT "$bin"
+        if [ "$(cat "$w.alone/st")" != "$(cat "$w.bare/st")" ] || ! cmp -s "$w.bare/out" "$w.alone/out"; then
+            skip "$name" "$label alone already differs from bare ($(describe "$(cat "$w.alone/st")"))"
+            continue
+        fi
+        if [ $order = first ]; then
+            run "$w.$order" "$alloc $SHIM" $PROG_TIMEOUT "$bin"
+            compare "$name" "$w.bare" "$w.$order" "LD_PRELOAD=\"$label shim\""
+        else
+            run "$w.$order" "$SHIM $alloc" $PROG_TIMEOUT "$bin"
+            compare "$name" "$w.bare" "$w.$order" "LD_PRELOAD=\"shim $label\""
+        fi
+    done
+}
+
+# ---------------------------------------------------------------------------------------------
+# Exported symbols: nm -D --defined-only must list exactly the global: names of the version script.
+exports_test() {
+    local name=exports
+    wanted "$name" || return 0
+    have_shim "$name" || return 0
+    local map=$ROOT/shim/libheapprof.map
+    if [ ! -f "$map" ]; then
+        bad "$name" "$map is missing"
+        return 0
+    fi
+    local msg
+    if msg=$(perl "$ROOT/test/integration/check_exports.pl" "$map" "$SHIM" 2>&1); then
+        ok "$name"
+    else
+        bad "$name" "$(echo "$msg" | tr '\n' ' ')"
+    fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# Real programs: each is a bash script in test/integration/real/ run in a scratch directory, bare
+# and with the whole process tree preloaded (bash included). A script prints only deterministic
+# text; one whose first line says "# requires: TOOL..." is skipped when a tool is missing.
+real_test() {
+    local script=$1 base name
+    base=${script##*/}
+    base=${base%.sh}
+    name="real/$base"
+    wanted "$name" || return 0
+    local tool missing=""
+    for tool in $(sed -n '1,3s/^# requires: //p' "$script"); do
+        command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
+    done
+    if [ -n "$missing" ]; then
+        skip "$name" "not installed:$missing"
+        return 0
+    fi
+    have_shim "$name" || return 0
+    local w=$TMP/real.$base
+    run "$w.bare" "" $REAL_TIMEOUT bash "$script"
+    run "$w.shim" "$SHIM" $REAL_TIMEOUT bash "$script"
+    compare "$name" "$w.bare" "$w.shim" "under shim"
+}
+
+# ---------------------------------------------------------------------------------------------
+if [ ! -f "$SHIM" ]; then
+    echo "# $SHIM is missing: every test that needs it fails" >&2
+fi
+
+exports_test
+
+for n in $(prog_names); do
+    for cc in gcc clang; do
+        case $n in
+        t_double_free) double_free_test $cc ;;
+        *) prog_test $cc "$n" ;;
+        esac
+    done
+done
+
+for n in $(sed -n 's/^SAN_PROGS="\(.*\)"/\1/p' "$SRC/build.sh"); do
+    san_test "$n"
+done
+
+for prog in t_libc t_stl t_first_race t_fork; do
+    preload_test "$JEMALLOC" jemalloc $prog
+    preload_test "$TCMALLOC" tcmalloc $prog
+done
+
+for script in "$ROOT"/test/integration/real/*.sh; do
+    [ -e "$script" ] && real_test "$script"
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
