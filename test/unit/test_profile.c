@@ -1,0 +1,415 @@
+/* Unit tests for the profiler core (shim/profile.c with hib.c and stack.c): contexts per call
+ * site, live-heap counters, the shared HIB table and its eviction, deferred frees and several
+ * threads. Each test runs in its own fork (CK_FORK=yes) and sets the profiler up itself.
+ *
+ * Call sites: every frame of this binary counts as "the shim" for the unwinder (the test links
+ * the shim's objects), so distinct allocation sites are made as tiny generated functions in a
+ * mapping of their own. Each clears rbp before calling hp_profile_alloc, which ends the frame
+ * chain there: the captured stack is exactly one pc, the site's return address. */
+#include "unit_support.h"
+
+#include "hp.h"
+#include "meta.h"
+#include "options.h"
+#include "profile_internal.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/mman.h>
+
+/* ---------- generated call sites ---------- */
+
+#define SITE_BYTES 32
+#define SITE_RET 15 /* offset of the return address after the call */
+#define MAX_SITES 64
+
+typedef uint32_t (*site_fn)(uint64_t size, uint32_t now_ms, uint32_t cpu);
+static unsigned char *code;
+
+static void make_sites(void)
+{
+    code = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(code, MAP_FAILED);
+    uint64_t target = (uint64_t)(uintptr_t)&hp_profile_alloc;
+    for (int k = 0; k < MAX_SITES; k++) {
+        unsigned char *c = code + k * SITE_BYTES;
+        int i = 0;
+        c[i++] = 0x55;                  /* push %rbp */
+        c[i++] = 0x31, c[i++] = 0xed;   /* xor %ebp,%ebp */
+        c[i++] = 0x48, c[i++] = 0xb8;   /* movabs $target,%rax */
+        memcpy(c + i, &target, 8);
+        i += 8;
+        c[i++] = 0xff, c[i++] = 0xd0;   /* call *%rax */
+        ck_assert_int_eq(i, SITE_RET);
+        c[i++] = 0x5d;                  /* pop %rbp */
+        c[i++] = 0xc3;                  /* ret */
+    }
+    ck_assert_int_eq(mprotect(code, 4096, PROT_READ | PROT_EXEC), 0);
+}
+
+static site_fn site(int k) { return (site_fn)(void *)(code + k * SITE_BYTES); }
+static uintptr_t site_pc(int k) { return (uintptr_t)(code + k * SITE_BYTES + SITE_RET); }
+
+static void init_profiler(const char *spec)
+{
+    hp_options_parse(&hp_opt, spec);
+    make_sites();
+    hp_clock_init();
+    hp_meta_init(64u << 20);
+    hp_stack_init(); /* reads the maps: the sites' mapping is executable */
+    hp_profile_init();
+    hp_init_state = HP_INIT_DONE;
+    ck_assert_int_eq(hp_profiling, 1);
+    memset(&hp_counters, 0, sizeof hp_counters);
+}
+
+static struct hp_ctx *ctx(uint32_t id)
+{
+    ck_assert_uint_gt(id, 0);
+    ck_assert_uint_lt(id, hp_prof.max_id);
+    struct hp_ctx *c = hp_prof.by_id[id];
+    ck_assert_ptr_nonnull(c);
+    return c;
+}
+
+/* ---------- HIB table walk ---------- */
+
+#define MAX_HIBS 256
+struct hibs {
+    int n;
+    struct hpf_hib h[MAX_HIBS];
+};
+
+static void collect(const struct hpf_hib *h, void *arg)
+{
+    struct hibs *s = arg;
+    ck_assert_int_lt(s->n, MAX_HIBS);
+    s->h[s->n++] = *h;
+}
+
+static const struct hpf_hib *hib_of(const struct hibs *s, uint32_t id)
+{
+    const struct hpf_hib *r = NULL;
+    for (int i = 0; i < s->n; i++)
+        if (s->h[i].context_id == id) {
+            ck_assert_msg(r == NULL, "context %u twice in the table", id);
+            r = &s->h[i];
+        }
+    return r;
+}
+
+/* ---------- tests ---------- */
+
+START_TEST(test_contexts_per_site)
+{
+    init_profiler("output=:verbosity=0");
+    uint32_t a[5], b[3];
+    for (int i = 0; i < 5; i++)
+        a[i] = site(0)(100, 0, 0);
+    for (int i = 0; i < 3; i++)
+        b[i] = site(1)(1000, 0, 0);
+    ck_assert_uint_gt(a[0], 0);
+    ck_assert_uint_gt(b[0], 0);
+    ck_assert_uint_ne(a[0], b[0]);
+    for (int i = 1; i < 5; i++)
+        ck_assert_uint_eq(a[i], a[0]);
+    for (int i = 1; i < 3; i++)
+        ck_assert_uint_eq(b[i], b[0]);
+    /* The depot holds each site's stack: one frame, the site's return address. */
+    struct hp_ctx *ca = ctx(a[0]), *cb = ctx(b[0]);
+    ck_assert_uint_eq(ca->id, a[0]);
+    ck_assert_uint_eq(ca->depth, 1);
+    ck_assert_uint_eq(ca->pcs[0], site_pc(0));
+    ck_assert_uint_eq(cb->depth, 1);
+    ck_assert_uint_eq(cb->pcs[0], site_pc(1));
+    ck_assert_uint_eq(hp_prof.next_id, 3); /* ids 1 and 2 */
+    /* A third site gets a third id. */
+    uint32_t c = site(7)(1, 0, 0);
+    ck_assert_uint_ne(c, a[0]);
+    ck_assert_uint_ne(c, b[0]);
+    ck_assert_uint_eq(ctx(c)->pcs[0], site_pc(7));
+}
+END_TEST
+
+START_TEST(test_live_counters_and_table)
+{
+    init_profiler("output=:verbosity=0");
+    uint32_t a = 0, b = 0;
+    for (int i = 0; i < 5; i++)
+        a = site(0)(100, 10, 1);
+    hp_profile_free(a, 100, 10, 1);
+    hp_profile_free(a, 100, 10, 1);
+    for (int i = 0; i < 3; i++)
+        b = site(1)(1000, 20, 2);
+    hp_profile_free(b, 1000, 20, 2);
+    hp_profile_flush_all();
+
+    struct hp_ctx *ca = ctx(a), *cb = ctx(b);
+    ck_assert_uint_eq(ca->allocs, 5);
+    ck_assert_uint_eq(ca->bytes, 500);
+    ck_assert_int_eq(ca->live_count, 3);
+    ck_assert_int_eq(ca->live_size, 300);
+    ck_assert_uint_eq(ca->max_live_count, 5);
+    ck_assert_uint_eq(ca->max_live_size, 500);
+    ck_assert_uint_eq(ca->min_size, 100);
+    ck_assert_uint_eq(ca->max_size, 100);
+    ck_assert_uint_eq(ca->first_alloc_ms, 10);
+    ck_assert_uint_eq(ca->last_alloc_ms, 10);
+    ck_assert_int_eq(ca->live_ts, 3 * 10);
+    ck_assert_uint_eq(cb->allocs, 3);
+    ck_assert_uint_eq(cb->bytes, 3000);
+    ck_assert_int_eq(cb->live_count, 2);
+    ck_assert_int_eq(cb->live_size, 2000);
+    ck_assert_uint_eq(cb->max_live_size, 3000);
+    ck_assert_uint_eq(cb->max_live_count, 3);
+
+    ck_assert_uint_eq(hp_prof.total_allocs, 8);
+    ck_assert_uint_eq(hp_prof.total_frees, 3);
+    ck_assert_uint_eq(hp_prof.total_bytes, 3500);
+    ck_assert_int_eq(hp_prof.live_size, 2300);
+    ck_assert_int_eq(hp_prof.live_count, 5);
+    /* 500, 300 after the frees, 3300 after B's allocations, then 2300. */
+    ck_assert_uint_eq(hp_prof.peak_size, 3300);
+    ck_assert_uint_eq(hp_prof.peak_count, 6);
+    ck_assert_uint_eq(hp_profile_slack_bound(), 0); /* one thread: exact */
+
+    struct hibs s;
+    s.n = 0;
+    hp_table_foreach(collect, &s);
+    ck_assert_int_eq(s.n, 2);
+    const struct hpf_hib *ha = hib_of(&s, a), *hb = hib_of(&s, b);
+    ck_assert_ptr_nonnull(ha);
+    ck_assert_ptr_nonnull(hb);
+    ck_assert_uint_eq(ha->alloc_count, 2);
+    ck_assert_uint_eq(ha->total_size, 200);
+    ck_assert_uint_eq(ha->min_size, 100);
+    ck_assert_uint_eq(ha->max_size, 100);
+    ck_assert_uint_eq(ha->alloc_timestamp_ms, 10);
+    ck_assert_uint_eq(ha->alloc_cpu_id, 1);
+    ck_assert_uint_eq(ha->flags, 0);
+    ck_assert_uint_eq(hb->alloc_count, 1);
+    ck_assert_uint_eq(hb->total_size, 1000);
+    ck_assert_uint_eq(hb->alloc_cpu_id, 2);
+    ck_assert_uint_eq(hp_counters.evicted_hibs, 0);
+    ck_assert_uint_eq(hp_counters.unprofiled_allocs, 0);
+
+    /* A second flush with nothing new changes nothing. */
+    hp_profile_flush_all();
+    s.n = 0;
+    hp_table_foreach(collect, &s);
+    ck_assert_int_eq(s.n, 2);
+    ck_assert_uint_eq(hib_of(&s, a)->alloc_count, 2);
+    ck_assert_uint_eq(ca->allocs, 5);
+}
+END_TEST
+
+START_TEST(test_lifetimes_from_clock)
+{
+    init_profiler("output=:verbosity=0");
+    uint32_t id = site(3)(64, 0, 0);
+    /* Allocated "at" 0xfffffff0: the clock wrapped since; the lifetime is now + 0x10. */
+    uint32_t now0 = hp_now_ms();
+    hp_profile_free(id, 64, 0xfffffff0u, 0);
+    uint32_t now1 = hp_now_ms();
+    hp_profile_flush_all();
+    struct hibs s;
+    s.n = 0;
+    hp_table_foreach(collect, &s);
+    const struct hpf_hib *h = hib_of(&s, id);
+    ck_assert_ptr_nonnull(h);
+    ck_assert_uint_ge(h->total_lifetime_ms, (uint64_t)now0 + 0x10);
+    ck_assert_uint_le(h->total_lifetime_ms, (uint64_t)now1 + 0x10);
+    ck_assert_uint_eq(h->alloc_timestamp_ms, 0xfffffff0u);
+    ck_assert_uint_ge(h->dealloc_timestamp_ms, now0);
+}
+END_TEST
+
+START_TEST(test_eviction_without_output)
+{
+    init_profiler("output=:verbosity=0:hib_table_size=4:hib_table_ways=1:thread_cache_size=16");
+    enum { N = 16 };
+    uint32_t id[N];
+    for (int k = 0; k < N; k++) {
+        id[k] = site(k)(8 + (uint64_t)k, 0, 0);
+        hp_profile_free(id[k], 8 + (uint64_t)k, 0, 0);
+    }
+    for (int k = 0; k < N; k++)
+        for (int j = k + 1; j < N; j++)
+            ck_assert_uint_ne(id[k], id[j]);
+    hp_profile_flush_all();
+    struct hibs s;
+    s.n = 0;
+    hp_table_foreach(collect, &s);
+    /* 4 sets of one way: at most 4 entries stay; every other context's HIB was evicted
+     * (and dropped: there is no output file). Each context was merged exactly once. */
+    ck_assert_int_le(s.n, 4);
+    ck_assert_int_ge(s.n, 1);
+    ck_assert_uint_eq(hp_counters.evicted_hibs, (uint64_t)(N - s.n));
+    for (int i = 0; i < s.n; i++) {
+        ck_assert_uint_eq(s.h[i].alloc_count, 1);
+        ck_assert_uint_eq(s.h[i].flags, 0);
+        int k = -1;
+        for (int j = 0; j < N; j++)
+            if (id[j] == s.h[i].context_id)
+                k = j;
+        ck_assert_int_ge(k, 0);
+        ck_assert_uint_eq(s.h[i].total_size, 8 + (uint64_t)k);
+    }
+    /* Live counters do not depend on the table. */
+    for (int k = 0; k < N; k++) {
+        ck_assert_uint_eq(ctx(id[k])->allocs, 1);
+        ck_assert_int_eq(ctx(id[k])->live_count, 0);
+    }
+    ck_assert_int_eq(hp_prof.live_size, 0);
+    ck_assert_uint_eq(hp_prof.total_frees, N);
+}
+END_TEST
+
+START_TEST(test_context_limit)
+{
+    init_profiler("output=:verbosity=0:max_contexts=16");
+    ck_assert_uint_eq(hp_prof.max_id, 17);
+    int got = 0, zero = 0;
+    for (int k = 0; k < 20; k++) {
+        uint32_t id = site(k)(32, 0, 0);
+        if (id) {
+            got++;
+            ck_assert_uint_le(id, 16);
+        } else {
+            zero++;
+        }
+    }
+    ck_assert_int_eq(got, 16);
+    ck_assert_int_eq(zero, 4);
+    ck_assert_uint_eq(hp_counters.unprofiled_allocs, 4);
+    /* Known sites still work. */
+    ck_assert_uint_eq(site(0)(32, 0, 0), site(0)(32, 0, 0));
+    ck_assert_uint_ne(site(0)(32, 0, 0), 0);
+    /* Frees of an out-of-range id are ignored. */
+    hp_profile_free(17, 32, 0, 0);
+    hp_profile_free(UINT32_MAX, 32, 0, 0);
+    hp_profile_flush_all();
+    ck_assert_uint_eq(hp_prof.total_frees, 0);
+}
+END_TEST
+
+START_TEST(test_reentrant_calls)
+{
+    init_profiler("output=:verbosity=0");
+    uint32_t id = site(0)(100, 0, 0);
+    uint32_t id2 = site(0)(100, 0, 0);
+    ck_assert_uint_eq(id, id2);
+    /* Inside the shim (e.g. a signal handler interrupting it): allocations are not profiled,
+     * frees are deferred and applied by the next call on this thread. */
+    hp_tls.depth = 1;
+    ck_assert_uint_eq(site(0)(100, 0, 0), 0);
+    hp_profile_free(id, 100, 0, 0);
+    hp_tls.depth = 0;
+    ck_assert_uint_eq(hp_counters.unprofiled_allocs, 1);
+    ck_assert_int_eq(ctx(id)->live_count, 2); /* not yet applied */
+    ck_assert_uint_eq(hp_prof.total_frees, 0);
+    ck_assert_uint_eq(site(0)(50, 0, 0), id); /* applies the deferred free */
+    hp_profile_flush_all();
+    ck_assert_uint_eq(hp_prof.total_frees, 1);
+    ck_assert_uint_eq(hp_prof.total_allocs, 3);
+    ck_assert_int_eq(ctx(id)->live_count, 2);
+    ck_assert_int_eq(ctx(id)->live_size, 150);
+    ck_assert_int_eq(hp_prof.live_size, 150);
+    struct hibs s;
+    s.n = 0;
+    hp_table_foreach(collect, &s);
+    ck_assert_uint_eq(hib_of(&s, id)->alloc_count, 1);
+}
+END_TEST
+
+/* ---------- several threads ---------- */
+
+#define NT 4
+#define PER 2000
+
+static void *worker(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    static __thread uint32_t ids[PER];
+    for (int i = 0; i < PER; i++) {
+        int k = i % 2; /* two shared sites */
+        uint64_t size = 16 + (uint64_t)k * 1000 + (uint64_t)t;
+        ids[i] = site(k)(size, (uint32_t)i, (uint32_t)t);
+        /* Free three quarters right away, in allocation order. */
+        if (i % 4 != 3 && ids[i])
+            hp_profile_free(ids[i], size, (uint32_t)i, (uint32_t)t);
+    }
+    return NULL;
+}
+
+START_TEST(test_threads)
+{
+    init_profiler("output=:verbosity=0:thread_cache_size=16:peak_slack_kb=1");
+    hp_note_threads();
+    pthread_t th[NT];
+    for (int t = 0; t < NT; t++)
+        ck_assert_int_eq(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t), 0);
+    for (int t = 0; t < NT; t++)
+        pthread_join(th[t], NULL);
+    hp_profile_flush_all();
+
+    ck_assert_uint_eq(hp_counters.unprofiled_allocs, 0);
+    ck_assert_uint_eq(hp_prof.total_allocs, NT * PER);
+    ck_assert_uint_eq(hp_prof.total_frees, NT * PER * 3 / 4);
+    /* Exact expected sums: site k, thread t, size 16 + 1000k + t; per thread PER/2 blocks per
+     * site, of which those with i % 4 == 3 (all on site 1) stay live. */
+    uint64_t bytes[2] = {0, 0}, live[2] = {0, 0};
+    for (int t = 0; t < NT; t++)
+        for (int i = 0; i < PER; i++) {
+            int k = i % 2;
+            uint64_t size = 16 + (uint64_t)k * 1000 + (uint64_t)t;
+            bytes[k] += size;
+            if (i % 4 == 3)
+                live[k] += size;
+        }
+    ck_assert_uint_eq(hp_prof.total_bytes, bytes[0] + bytes[1]);
+    ck_assert_int_eq(hp_prof.live_size, (int64_t)(live[0] + live[1]));
+    ck_assert_int_eq(hp_prof.live_count, NT * PER / 4);
+    ck_assert_uint_ge(hp_prof.peak_size, live[0] + live[1]);
+    ck_assert_uint_le(hp_prof.peak_size, bytes[0] + bytes[1]);
+    ck_assert_uint_gt(hp_profile_slack_bound(), 0);
+
+    /* Both sites have one context each, shared by every thread. */
+    ck_assert_uint_eq(hp_prof.next_id, 3);
+    struct hibs s;
+    s.n = 0;
+    hp_table_foreach(collect, &s);
+    ck_assert_int_eq(s.n, 2);
+    for (uint32_t id = 1; id <= 2; id++) {
+        struct hp_ctx *c = ctx(id);
+        int k = c->pcs[0] == site_pc(0) ? 0 : 1;
+        ck_assert_uint_eq(c->pcs[0], site_pc(k));
+        ck_assert_uint_eq(c->allocs, NT * PER / 2);
+        ck_assert_uint_eq(c->bytes, bytes[k]);
+        ck_assert_int_eq(c->live_size, (int64_t)live[k]);
+        ck_assert_int_eq(c->live_count, k ? NT * PER / 4 : 0);
+        ck_assert_uint_eq(c->min_size, 16 + (uint64_t)k * 1000);
+        ck_assert_uint_eq(c->max_size, 16 + (uint64_t)k * 1000 + NT - 1);
+        const struct hpf_hib *h = hib_of(&s, id);
+        ck_assert_ptr_nonnull(h);
+        ck_assert_uint_eq(h->alloc_count, k ? NT * PER / 4 : NT * PER / 2);
+        ck_assert_uint_eq(h->total_size, bytes[k] - live[k]);
+    }
+    ck_assert_uint_eq(hp_counters.evicted_hibs, 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("profile");
+    TCase *tc = tcase_create("profile");
+    tcase_add_test(tc, test_contexts_per_site);
+    tcase_add_test(tc, test_live_counters_and_table);
+    tcase_add_test(tc, test_lifetimes_from_clock);
+    tcase_add_test(tc, test_eviction_without_output);
+    tcase_add_test(tc, test_context_limit);
+    tcase_add_test(tc, test_reentrant_calls);
+    tcase_add_test(tc, test_threads);
+    suite_add_tcase(s, tc);
+    return hp_unit_run(s);
+}
