@@ -258,6 +258,10 @@ struct tentry {
     uint32_t dirty;
     struct hp_ctx *ctx;
     int64_t d_live_count, d_live_size, d_live_ts;
+    /* The context's live counters when last pushed, and the largest base + delta seen since:
+     * with one thread that is the context's exact maximum, without touching the context. */
+    int64_t base_count, base_size;
+    int64_t seen_max_count, seen_max_size;
     uint64_t d_allocs, d_bytes, d_min_size, d_max_size;
     uint32_t first_ms, last_ms;
     struct hpf_hib hib;
@@ -287,6 +291,7 @@ struct hp_thread {
     struct scache_entry scache[SCACHE_SIZE];
     hp_lock_t lock;
     int alive;
+    uint64_t allocs, frees, bytes; /* not yet added to hp_prof's totals */
     struct hp_thread *next_all, *next_free;
     int64_t pend_size, pend_count;
     uint32_t ndirty;
@@ -315,12 +320,18 @@ static void push_entry_live(struct tentry *e)
             ls = c->live_size += e->d_live_size;
         add_i64(&c->live_ts, e->d_live_ts);
         int64_t lc = __atomic_load_n(&c->live_count, __ATOMIC_RELAXED);
-        if (lc > 0)
-            max_u64(&c->max_live_count, (uint64_t)lc);
-        if (ls > 0)
-            max_u64(&c->max_live_size, (uint64_t)ls);
+        if (lc > e->seen_max_count)
+            e->seen_max_count = lc;
+        if (ls > e->seen_max_size)
+            e->seen_max_size = ls;
+        e->base_count = lc;
+        e->base_size = ls;
         e->d_live_count = e->d_live_size = e->d_live_ts = 0;
     }
+    if (e->seen_max_count > 0)
+        max_u64(&c->max_live_count, (uint64_t)e->seen_max_count);
+    if (e->seen_max_size > 0)
+        max_u64(&c->max_live_size, (uint64_t)e->seen_max_size);
     if (e->d_allocs) {
         add_u64(&c->allocs, e->d_allocs);
         add_u64(&c->bytes, e->d_bytes);
@@ -337,22 +348,45 @@ static void push_entry_live(struct tentry *e)
 }
 
 /* Push the thread's pending live-heap changes to the contexts and the global totals. */
-static void publish(struct hp_thread *t)
+static void push_dirty(struct hp_thread *t)
 {
-    /* The heap is about to leave its peak: the contexts still hold their values at the peak
-     * (up to other threads' unpublished slack), so this is the moment to copy them. */
-    if (t->pend_size < 0 && __atomic_load_n(&hp_prof.peak_pending, __ATOMIC_RELAXED))
-        hp_peak_snapshot_if_pending(0);
     for (uint32_t i = 0; i < t->ndirty; i++) {
         struct tentry *e = &t->entries[t->dirty[i]];
         if (e->dirty)
             push_entry_live(e);
     }
     t->ndirty = 0;
+}
+
+/* Push the global part: the process's live heap (peak) and the totals. */
+static void publish_global(struct hp_thread *t)
+{
+    if (t->allocs || t->frees) {
+        add_u64(&hp_prof.total_allocs, t->allocs);
+        add_u64(&hp_prof.total_frees, t->frees);
+        add_u64(&hp_prof.total_bytes, t->bytes);
+        t->allocs = t->frees = t->bytes = 0;
+    }
     int64_t ds = t->pend_size, dc = t->pend_count;
     t->pend_size = t->pend_count = 0;
     if (ds || dc)
         global_live(ds, dc);
+}
+
+static void publish(struct hp_thread *t)
+{
+    push_dirty(t);
+    publish_global(t);
+}
+
+/* Called before a free is applied: if the heap is leaving a new peak, copy every context's
+ * live counters now, while they still describe the peak. */
+static void peak_check_before_free(struct hp_thread *t)
+{
+    if (HP_UNLIKELY(__atomic_load_n(&hp_prof.peak_pending, __ATOMIC_RELAXED))) {
+        publish(t);
+        hp_peak_snapshot_if_pending(0);
+    }
 }
 
 static void flush_entry(struct tentry *e)
@@ -392,6 +426,8 @@ static struct tentry *entry_for(struct hp_thread *t, struct hp_ctx *c, uint32_t 
     memset(e, 0, sizeof *e);
     e->ctx_id = c->id;
     e->ctx = c;
+    e->base_count = __atomic_load_n(&c->live_count, __ATOMIC_RELAXED);
+    e->base_size = __atomic_load_n(&c->live_size, __ATOMIC_RELAXED);
     e->first_ms = UINT32_MAX;
     e->d_min_size = UINT64_MAX;
     e->hib.context_id = c->id;
@@ -409,12 +445,23 @@ static void mark_dirty(struct hp_thread *t, struct tentry *e)
 static inline uint64_t abs64(int64_t v) { return v < 0 ? (uint64_t)-v : (uint64_t)v; }
 
 /* One thread's unpublished change, to the whole heap or to one context, stays below the
- * slack; with a single thread nothing is left unpublished. */
-static void maybe_publish(struct hp_thread *t, const struct tentry *e)
+ * slack. With a single thread the heap total is published at every event (the peak is exact)
+ * and the contexts' maxima are exact through base + delta; contexts are pushed in batches. */
+static void maybe_publish(struct hp_thread *t, struct tentry *e)
 {
-    if (!multi || abs64(t->pend_size) >= hp_prof.slack || abs64(e->d_live_size) >= hp_prof.slack ||
-        t->ndirty >= DIRTY_MAX)
+    if (!multi) {
+        int64_t lc = e->base_count + e->d_live_count, ls = e->base_size + e->d_live_size;
+        if (lc > e->seen_max_count)
+            e->seen_max_count = lc;
+        if (ls > e->seen_max_size)
+            e->seen_max_size = ls;
+        publish_global(t);
+        if (t->ndirty >= DIRTY_MAX)
+            push_dirty(t);
+    } else if (abs64(t->pend_size) >= hp_prof.slack || abs64(e->d_live_size) >= hp_prof.slack ||
+               t->ndirty >= DIRTY_MAX) {
         publish(t);
+    }
 }
 
 static uint64_t nthreads; /* thread caches ever created = most threads alive at once */
@@ -488,6 +535,7 @@ static void free_event(struct hp_thread *t, uint32_t ctx_id, uint64_t size, uint
 {
     struct hp_block_event ev = {size, alloc_ms, dealloc_ms, alloc_cpu, dealloc_cpu, 0, 0};
     if (t) {
+        peak_check_before_free(t);
         struct tentry *e = entry_for(t, NULL, ctx_id);
         if (!e)
             return;
@@ -498,6 +546,7 @@ static void free_event(struct hp_thread *t, uint32_t ctx_id, uint64_t size, uint
         mark_dirty(t, e);
         t->pend_size -= (int64_t)size;
         t->pend_count--;
+        t->frees++;
         maybe_publish(t, e);
     } else {
         struct hp_ctx *c = __atomic_load_n(&hp_prof.by_id[ctx_id], __ATOMIC_ACQUIRE);
@@ -514,8 +563,8 @@ static void free_event(struct hp_thread *t, uint32_t ctx_id, uint64_t size, uint
         __atomic_fetch_add(&c->live_size, -(int64_t)size, __ATOMIC_RELAXED);
         __atomic_fetch_add(&c->live_ts, -(int64_t)alloc_ms, __ATOMIC_RELAXED);
         global_live(-(int64_t)size, -1);
+        add_u64(&hp_prof.total_frees, 1);
     }
-    add_u64(&hp_prof.total_frees, 1);
 }
 
 static void run_deferred(struct hp_thread *t)
@@ -582,6 +631,8 @@ uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu)
         mark_dirty(t, e);
         t->pend_size += (int64_t)size;
         t->pend_count++;
+        t->allocs++;
+        t->bytes += size;
         maybe_publish(t, e);
         if (t->ndef)
             run_deferred(t);
@@ -599,9 +650,9 @@ uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu)
         min_u64(&c->min_size, size);
         max_u64(&c->max_size, size);
         global_live((int64_t)size, 1);
+        add_u64(&hp_prof.total_allocs, 1);
+        add_u64(&hp_prof.total_bytes, size);
     }
-    add_u64(&hp_prof.total_allocs, 1);
-    add_u64(&hp_prof.total_bytes, size);
     (void)cpu;
     tl->depth = 0;
     if (HP_UNLIKELY(hp_dump_pending))

@@ -22,16 +22,20 @@ struct hp_ctx {
     uintptr_t pcs[];
 };
 
-/* Global state the dump needs. */
+/* Global state the dump needs. Fields written on hot paths each get their own cache line so
+ * threads reading the read-mostly ones do not pay for them. */
 struct hp_prof {
     struct hp_ctx **by_id;
     uint32_t max_id; /* ids are 1..max_id-1 */
-    uint32_t next_id;
-    int64_t live_size, live_count;
-    uint64_t peak_size, peak_count, peak_ms, peak_snap_size;
-    int peak_pending;
-    uint64_t total_allocs, total_frees, total_bytes;
     uint64_t slack;
+    uint32_t next_id __attribute__((aligned(64)));
+    int64_t live_size __attribute__((aligned(64)));
+    int64_t live_count;
+    uint64_t peak_size __attribute__((aligned(64)));
+    uint64_t peak_count, peak_ms, peak_snap_size;
+    int peak_pending;
+    uint64_t total_allocs __attribute__((aligned(64)));
+    uint64_t total_frees, total_bytes;
 };
 extern struct hp_prof hp_prof;
 
