@@ -156,7 +156,6 @@ void hp_table_foreach(void (*fn)(const struct hpf_hib *, void *), void *arg)
 
 static int multi; /* set before a second thread can exist */
 
-void hp_note_threads(void) { __atomic_store_n(&multi, 1, __ATOMIC_SEQ_CST); }
 
 static inline void add_i64(int64_t *p, int64_t d)
 {
@@ -348,6 +347,14 @@ static void push_entry_live(struct tentry *e)
 }
 
 /* Push the thread's pending live-heap changes to the contexts and the global totals. */
+static void push_all(struct hp_thread *t)
+{
+    for (uint64_t i = 0; i <= tmask; i++)
+        if (t->entries[i].ctx_id)
+            push_entry_live(&t->entries[i]);
+    t->ndirty = 0;
+}
+
 static void push_dirty(struct hp_thread *t)
 {
     for (uint32_t i = 0; i < t->ndirty; i++) {
@@ -384,7 +391,10 @@ static void publish(struct hp_thread *t)
 static void peak_check_before_free(struct hp_thread *t)
 {
     if (HP_UNLIKELY(__atomic_load_n(&hp_prof.peak_pending, __ATOMIC_RELAXED))) {
-        publish(t);
+        if (multi)
+            publish(t);
+        else
+            push_all(t), publish_global(t);
         hp_peak_snapshot_if_pending(0);
     }
 }
@@ -402,7 +412,8 @@ static void flush_entry(struct tentry *e)
 
 static void flush_thread(struct hp_thread *t)
 {
-    publish(t);
+    push_all(t);
+    publish_global(t);
     for (uint64_t i = 0; i <= tmask; i++) {
         flush_entry(&t->entries[i]);
         t->entries[i].ctx_id = 0;
@@ -434,9 +445,11 @@ static struct tentry *entry_for(struct hp_thread *t, struct hp_ctx *c, uint32_t 
     return e;
 }
 
+/* Only needed with several threads: with one, contexts are brought up to date as a whole
+ * (push_all) when the peak is copied, at dumps and when a cache slot is reused. */
 static void mark_dirty(struct hp_thread *t, struct tentry *e)
 {
-    if (!e->dirty) {
+    if (multi && !e->dirty) {
         e->dirty = 1;
         t->dirty[t->ndirty++] = (uint32_t)(e - t->entries);
     }
@@ -456,8 +469,6 @@ static void maybe_publish(struct hp_thread *t, struct tentry *e)
         if (ls > e->seen_max_size)
             e->seen_max_size = ls;
         publish_global(t);
-        if (t->ndirty >= DIRTY_MAX)
-            push_dirty(t);
     } else if (abs64(t->pend_size) >= hp_prof.slack || abs64(e->d_live_size) >= hp_prof.slack ||
                t->ndirty >= DIRTY_MAX) {
         publish(t);
@@ -526,6 +537,23 @@ static struct hp_thread *thread_get(void)
     if (exit_key_ok)
         pthread_setspecific(exit_key, t);
     return t;
+}
+
+void hp_note_threads(void)
+{
+    if (__atomic_load_n(&multi, __ATOMIC_RELAXED))
+        return;
+    /* With one thread, contexts are only brought up to date when needed; from now on other
+     * threads read them, so bring this thread's up to date first. */
+    struct hp_thread *t = hp_tls.thread;
+    if (t && !hp_tls.depth) {
+        hp_tls.depth++;
+        hp_lock(&t->lock);
+        push_all(t);
+        hp_unlock(&t->lock);
+        hp_tls.depth--;
+    }
+    __atomic_store_n(&multi, 1, __ATOMIC_SEQ_CST);
 }
 
 /* ---------- events ---------- */
