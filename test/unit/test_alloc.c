@@ -436,7 +436,7 @@ START_TEST(test_double_free)
         errno = 12345;
         hp_free(p);
         ck_assert_int_eq(errno, 12345);
-        ck_assert_uint_eq(hp_counters.double_frees, shift ? 2 : 1);
+        ck_assert_uint_eq(hp_counters.double_frees, (uint64_t)(shift ? 2 : 1));
         ck_assert_ptr_eq(st.last_free, raw);
     }
     ck_assert_int_eq(st.free, 4);
