@@ -262,11 +262,13 @@ void *hp_realloc(void *p, size_t size)
         return hp_be.realloc ? hp_be.realloc(p, size) : NULL;
     struct hp_header *h = our_header(p);
     if (!h || h->state != HP_STATE_LIVE) {
-        if (!h)
+        if (!h) {
             bad_free("realloc of a pointer the shim did not allocate:", p, &hp_counters.foreign_frees);
-        else
-            bad_free("realloc of freed block", p, &hp_counters.double_frees);
-        return hp_be.realloc ? hp_be.realloc(p, size) : NULL;
+            return hp_be.realloc ? hp_be.realloc(p, size) : NULL;
+        }
+        /* A freed block: let the allocator's own checks see the block it knows. */
+        bad_free("realloc of freed block", p, &hp_counters.double_frees);
+        return hp_be.realloc ? hp_be.realloc(hp_hdr_raw(p, h), size) : NULL;
     }
     if (size == 0 && hp_realloc_zero_frees) {
         hp_free(p);
@@ -282,9 +284,19 @@ void *hp_realloc(void *p, size_t size)
     struct hp_header old = *h;
     void *raw = hp_hdr_raw(p, h);
     uintptr_t old_off = (uintptr_t)old.base_off16 * 16;
+    /* Mark the old block freed first: if the block moves, a later free of the old pointer is
+     * then seen as the double free it is. */
+    uint8_t st = HP_STATE_LIVE;
+    if (!__atomic_compare_exchange_n(&h->state, &st, HP_STATE_FREED, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_RELAXED)) {
+        bad_free("realloc of freed block", p, &hp_counters.double_frees);
+        return hp_be.realloc(raw, size);
+    }
     void *nraw = hp_be.realloc(raw, size + PLAIN_OVERHEAD);
-    if (!nraw)
+    if (!nraw) {
+        __atomic_store_n(&h->state, HP_STATE_LIVE, __ATOMIC_RELEASE);
         return NULL; /* the old block is untouched */
+    }
     void *user = (void *)(((uintptr_t)nraw + HP_HEADER_SIZE + 31) & ~(uintptr_t)31);
     if ((uintptr_t)user - (uintptr_t)nraw != old_off)
         memmove(user, (char *)nraw + old_off, old_size < size ? old_size : size);

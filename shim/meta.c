@@ -36,6 +36,8 @@ static int over_budget(size_t size)
 
 void *hp_meta_alloc(size_t size)
 {
+    if (size > CHUNK_SIZE)
+        return hp_meta_map(size);
     size = (size + HP_CACHELINE - 1) & ~(size_t)(HP_CACHELINE - 1);
     if (size > CHUNK_SIZE / 4)
         return hp_meta_map(size);
@@ -63,6 +65,8 @@ void *hp_meta_alloc(size_t size)
 
 void *hp_meta_map(size_t size)
 {
+    if (size > ((size_t)1 << 46))
+        return NULL;
     size = (size + 4095) & ~(size_t)4095;
     hp_lock(&meta_lock);
     if (over_budget(size)) {

@@ -125,6 +125,8 @@ int hp_options_parse(struct hp_options *o, const char *spec)
         o->hib_table_ways = 1;
     if (o->hib_table_ways > 16)
         o->hib_table_ways = 16;
+    if (o->hib_table_size > (1u << 30))
+        o->hib_table_size = 1u << 30;
     if (o->hib_table_size < o->hib_table_ways)
         o->hib_table_size = o->hib_table_ways;
     o->hib_table_size = hp_round_pow2(o->hib_table_size);
@@ -139,6 +141,10 @@ int hp_options_parse(struct hp_options *o, const char *spec)
         o->max_contexts = 1u << 30;
     if (o->metadata_budget_mb < 16)
         o->metadata_budget_mb = 16;
+    if (o->metadata_budget_mb > (1u << 20))
+        o->metadata_budget_mb = 1u << 20;
+    if (o->peak_slack_kb > (1u << 20))
+        o->peak_slack_kb = 1u << 20;
     if (o->dump_signal >= 65)
         o->dump_signal = 0;
     return problems;

@@ -50,10 +50,11 @@ static inline uint64_t hp_mix64(uint64_t x)
 
 static inline int hp_is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
 
+/* Smallest power of two >= x; 2^63 for anything larger. */
 static inline uint64_t hp_round_pow2(uint64_t x)
 {
     uint64_t r = 1;
-    while (r < x)
+    while (r < x && r < ((uint64_t)1 << 63))
         r <<= 1;
     return r;
 }

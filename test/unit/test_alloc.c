@@ -829,10 +829,8 @@ int main(void)
     tcase_add_test(tc, test_bare_backend);
     tcase_add_test(tc, test_fault_injection);
     tcase_add_test(tc, test_passthrough);
-    if (hp_unit_known_bugs()) {
-        tcase_add_test(tc, test_free_after_realloc_moved_is_double_free);
-        tcase_add_test(tc, test_realloc_of_freed_block_passes_raw);
-    }
+    tcase_add_test(tc, test_free_after_realloc_moved_is_double_free);
+    tcase_add_test(tc, test_realloc_of_freed_block_passes_raw);
     suite_add_tcase(s, tc);
     return hp_unit_run(s);
 }

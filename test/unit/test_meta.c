@@ -239,8 +239,7 @@ int main(void)
     tcase_add_test(tc, test_budget_partial_chunk);
     tcase_add_test(tc, test_zero_budget);
     tcase_add_test(tc, test_map_large);
-    if (hp_unit_known_bugs())
-        tcase_add_test(tc, test_alloc_huge_fails);
+    tcase_add_test(tc, test_alloc_huge_fails);
     tcase_add_test(tc, test_map_huge_fails);
     tcase_add_test(tc, test_concurrent);
     suite_add_tcase(s, tc);

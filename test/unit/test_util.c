@@ -314,8 +314,7 @@ int main(void)
     tcase_add_test(tc, test_strlcpy);
     tcase_add_test(tc, test_string_helpers);
     tcase_add_test(tc, test_round_pow2);
-    if (hp_unit_known_bugs())
-        tcase_add_test(tc, test_round_pow2_above_2_63);
+    tcase_add_test(tc, test_round_pow2_above_2_63);
     tcase_add_test(tc, test_mix64);
     tcase_add_test(tc, test_write_all_pipe);
     tcase_add_test(tc, test_write_all_error_keeps_errno);

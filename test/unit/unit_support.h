@@ -14,14 +14,6 @@
  * allocator, so there is no such function. */
 __attribute__((weak)) void *hp_self_malloc_addr(void) { return NULL; }
 
-/* Tests that demonstrate known, reported shim bugs fail today; they run only with
- * HP_TEST_KNOWN_BUGS=1 in the environment, so the normal run stays green. */
-static inline int hp_unit_known_bugs(void)
-{
-    const char *v = getenv("HP_TEST_KNOWN_BUGS");
-    return v && *v && *v != '0';
-}
-
 /* Run a suite; exit status 0 only when every test passed. CK_FORK=yes runs each test in its own
  * process, which the tests that set up global shim state rely on. */
 static inline int hp_unit_run(Suite *s)
