@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,9 +33,10 @@ static int exit_dumped;
 static hp_lock_t dump_lock = HP_LOCK_INIT;
 static hp_lock_t spool_lock = HP_LOCK_INIT;
 static int spool_fd = -1;       /* the exit profile, created at the first eviction */
+static uint64_t spool_dev, spool_ino;
 static uint64_t spool_records;  /* records in it after the file header */
 static int inherit_fd = -1;     /* after fork: the parent's spool, to copy what it held */
-static uint64_t inherit_len;
+static uint64_t inherit_len, inherit_dev, inherit_ino, inherited_records;
 
 volatile int hp_dump_pending;
 
@@ -184,11 +186,20 @@ static int create_file(const char *path, char *used, size_t cap)
 
 /* ---------- spool of evicted HIBs ---------- */
 
-static void copy_inherited(int fd)
+static int same_file(int fd, uint64_t dev, uint64_t ino)
+{
+    struct stat st;
+    return syscall(SYS_fstat, fd, &st) == 0 && (uint64_t)st.st_dev == dev && (uint64_t)st.st_ino == ino;
+}
+
+/* Returns the number of records copied. */
+static uint64_t copy_inherited(int fd)
 {
     /* Records the parent had spooled before the fork describe this process's history too. */
     char buf[8192];
     uint64_t off = sizeof(struct hpf_file_header);
+    if (!same_file(inherit_fd, inherit_dev, inherit_ino))
+        return 0; /* the program closed it and reused the number */
     while (off < inherit_len) {
         size_t want = inherit_len - off < sizeof buf ? (size_t)(inherit_len - off) : sizeof buf;
         long r = syscall(SYS_pread64, inherit_fd, buf, want, (long)off);
@@ -197,13 +208,35 @@ static void copy_inherited(int fd)
         hp_write_all(fd, buf, (size_t)r);
         off += (uint64_t)r;
     }
+    return inherited_records;
 }
 
-static uint64_t inherited_records;
+
+
+/* Programs that close every descriptor (daemons do) may have closed the spool and reused its
+ * number for a file of their own: never write there. Reopen the spool by name instead, or
+ * give it up (the exit dump then starts a new file). With spool_lock held. */
+static void spool_check(void)
+{
+    if (spool_fd < 0 || same_file(spool_fd, spool_dev, spool_ino))
+        return;
+    int fd = (int)hp_sys_open(out_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0);
+    if (fd >= 0 && same_file(fd, spool_dev, spool_ino)) {
+        spool_fd = fd;
+        return;
+    }
+    if (fd >= 0)
+        syscall(SYS_close, fd);
+    hp_warn("the profile file %s was closed by the program; evicted records so far are lost",
+            out_path);
+    spool_fd = -1;
+    spool_records = 0;
+}
 
 /* With spool_lock held. */
 static int spool_open(void)
 {
+    spool_check();
     if (spool_fd >= 0)
         return 0;
     if (!out_template[0])
@@ -219,11 +252,14 @@ static int spool_open(void)
     fh.header_size = sizeof fh;
     fh.endian_check = HPF_ENDIAN_CHECK;
     hp_write_all(fd, &fh, sizeof fh);
-    if (inherit_fd >= 0) {
-        copy_inherited(fd);
-        spool_records = inherited_records;
-    }
+    if (inherit_fd >= 0)
+        spool_records = copy_inherited(fd);
     hp_strlcpy(out_path, used, sizeof out_path);
+    struct stat st;
+    if (syscall(SYS_fstat, fd, &st) == 0) {
+        spool_dev = (uint64_t)st.st_dev;
+        spool_ino = (uint64_t)st.st_ino;
+    }
     spool_fd = fd;
     return 0;
 }
@@ -532,6 +568,7 @@ int hp_dump(int reason)
             return -1;
         }
         w_file_header(w);
+        spool_check();
         if (spool_fd >= 0) {
             /* Self-contained: copy the evicted HIBs spooled so far. */
             w_flush(w);
@@ -545,8 +582,7 @@ int hp_dump(int reason)
             w->records = spool_records;
         } else if (inherit_fd >= 0) {
             w_flush(w);
-            copy_inherited(w->fd);
-            w->records = inherited_records;
+            w->records = copy_inherited(w->fd);
         }
         dump_seq++;
     }
@@ -703,6 +739,8 @@ void hp_dump_fork_child(void)
         if (inherit_fd >= 0)
             syscall(SYS_close, inherit_fd);
         inherit_fd = spool_fd;
+        inherit_dev = spool_dev;
+        inherit_ino = spool_ino;
         inherit_len = (uint64_t)lseek(spool_fd, 0, SEEK_END);
         inherited_records = spool_records;
     }
