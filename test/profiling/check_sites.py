@@ -99,6 +99,19 @@ def main():
         site(sites, "site_new_array", alloc_count=300, total_size=30000, live_count=0)
         site(sites, "site_new_aligned", alloc_count=200, total_size=38400, live_count=0)
         site(sites, "site_new_nothrow_leak", alloc_count=50, total_size=2000, live_count=50, live_size=2000)
+    elif kind == "evict":
+        # rec(depth, n=depth) for depth 1..200, 3 rounds: depth d allocates 3*d blocks of 10 B.
+        counts = {}
+        for c in doc["contexts"]:
+            if c["frames"] and c["frames"][0]["function"] == "rec":
+                depth = sum(1 for f in c["frames"] if f["function"] == "rec")
+                counts[depth] = counts.get(depth, 0) + c["alloc_count"]
+                expect(f"depth {depth}: total_size {c['total_size']} != 10 * alloc_count",
+                       c["total_size"] == 10 * c["alloc_count"])
+        expect(f"{len(counts)} recursion depths, expected 200", len(counts) == 200)
+        wrong = [d for d in counts if counts[d] != 3 * d]
+        expect(f"depths with wrong counts: {wrong[:5]}", not wrong)
+        expect("no evictions happened", doc["summary"]["evicted_hibs"] > 0)
     elif kind == "interval":
         expect("interval dump_reason", doc["process"]["dump_reason"] == "interval")
         expect("interval dump has no contexts", len(doc["contexts"]) > 0)

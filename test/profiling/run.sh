@@ -17,6 +17,7 @@ ok() { echo "ok $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
 
 mkdir -p "$out/gcc" "$out/clang"
+CC_FP="gcc -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls"
 for cc in gcc clang; do
     cxx=g++
     [ $cc = clang ] && cxx=clang++
@@ -88,6 +89,14 @@ for be in glibc jemalloc tcmalloc; do
         bad "$name" "exit status $?: $(head -c 300 "$tmp/$name.err")"
     fi
 done
+
+# Evictions from a tiny HIB table are merged back exactly; a program that closes every
+# descriptor and opens its own file does not get profile records written into it.
+$CC_FP -o "$out/gcc/evict" test/profiling/evict.c
+name=evict
+if run "$name" "hib_table_size=16:hib_table_ways=2:thread_cache_size=16:stack_depth=256" "$out/gcc/evict" "$tmp/evict-own.txt"; then
+    check "$name" evict "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+fi
 
 # Periodic dumps: a program that runs ~450 ms with dump_interval_ms=100 leaves several.
 name=interval
