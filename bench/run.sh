@@ -56,6 +56,14 @@ trap 'rm -rf "$TMP"' EXIT
 trap '[ -z "$CHILD" ] || kill -TERM "$CHILD" 2>/dev/null; exit 130' INT TERM
 RES=$TMP/results
 mkdir -p "$RES"
+# Others may rebuild the shim while this runs: every run preloads one private copy.
+SHIM_ID="not used"
+if [ $USE_SHIM = 1 ]; then
+    cp "$SHIM" "$TMP/libheapprof_shim.so" || die "cannot copy $SHIM"
+    SHIM_ID="md5 $(md5sum "$SHIM" | cut -c1-12), built $(date -r "$SHIM" '+%Y-%m-%d %H:%M'),"
+    SHIM_ID="$SHIM_ID tree at $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+    SHIM=$TMP/libheapprof_shim.so
+fi
 
 # ---- build the allocation benchmark: with frame pointers, and without ----
 CFLAGS_B="-O2 -g -pthread -Wall -Wextra -Wstrict-prototypes -Wundef"
@@ -256,6 +264,7 @@ scaling() {
     echo "software: $(ldd --version | head -n 1 | sed 's/.*) //;s/^/glibc /'), $(${CC:-gcc} --version | head -n 1)," \
         "sqlite3 $(sqlite3 --version 2>/dev/null | cut -d' ' -f1), $($PY --version 2>&1)," \
         "$(heaptrack --version 2>/dev/null | head -n 1)"
+    echo "shim: $SHIM_ID"
     echo "best of $REPS, wall seconds; ratio = time / bare time; targets: shim <= 3x on alloc_bench," \
         "<= 1.5x on sqlite3 and python3 (OVER marks a miss)"
     echo "load average before: $LOAD0, after: $LOAD1; measuring took ${ELAPSED}s"
