@@ -175,9 +175,17 @@ san_test() {
 # Preload order: the shim stacked with another malloc replacement, either one first. Each
 # combination must behave like a bare run; if the other allocator alone already differs, the
 # combination is skipped (not the shim's problem).
+# PROG is a test program name or real/SCRIPT (a script of test/integration/real, run with bash).
 preload_test() {
     local alloc=$1 label=$2 prog=$3 name
-    local bin=$PROGS/gcc/$prog w=$TMP/pre.$label.$prog
+    local bin=$PROGS/gcc/$prog w=$TMP/pre.$label.${prog//\//.}
+    local cmd=("$bin")
+    case $prog in
+    real/*)
+        bin=$ROOT/test/integration/$prog.sh
+        cmd=(bash "$bin")
+        ;;
+    esac
     for order in first second; do
         name="preload/$label-$order/$prog"
         wanted "$name" || continue
@@ -185,18 +193,22 @@ preload_test() {
             skip "$name" "$alloc not installed"
             continue
         fi
-        have_shim "$name" && have_prog "$name" "$bin" || continue
-        [ -d "$w.bare" ] || run "$w.bare" "" $PROG_TIMEOUT "$bin"
-        [ -d "$w.alone" ] || run "$w.alone" "$alloc" $PROG_TIMEOUT "$bin"
+        have_shim "$name" || continue
+        if [ ! -e "$bin" ]; then
+            bad "$name" "test program not built: $bin is missing (make progs)"
+            continue
+        fi
+        [ -d "$w.bare" ] || run "$w.bare" "" $PROG_TIMEOUT "${cmd[@]}"
+        [ -d "$w.alone" ] || run "$w.alone" "$alloc" $PROG_TIMEOUT "${cmd[@]}"
         if [ "$(cat "$w.alone/st")" != "$(cat "$w.bare/st")" ] || ! cmp -s "$w.bare/out" "$w.alone/out"; then
             skip "$name" "$label alone already differs from bare ($(describe "$(cat "$w.alone/st")"))"
             continue
         fi
         if [ $order = first ]; then
-            run "$w.$order" "$alloc $SHIM" $PROG_TIMEOUT "$bin"
+            run "$w.$order" "$alloc $SHIM" $PROG_TIMEOUT "${cmd[@]}"
             compare "$name" "$w.bare" "$w.$order" "LD_PRELOAD=\"$label shim\""
         else
-            run "$w.$order" "$SHIM $alloc" $PROG_TIMEOUT "$bin"
+            run "$w.$order" "$SHIM $alloc" $PROG_TIMEOUT "${cmd[@]}"
             compare "$name" "$w.bare" "$w.$order" "LD_PRELOAD=\"shim $label\""
         fi
     done
@@ -266,7 +278,8 @@ for n in $(sed -n 's/^SAN_PROGS="\(.*\)"/\1/p' "$SRC/build.sh"); do
     san_test "$n"
 done
 
-for prog in t_libc t_stl t_first_race t_fork; do
+for prog in t_libc t_stl t_first_race t_fork t_realloc t_late_free t_threads \
+    real/python3_pymalloc_off real/git; do
     preload_test "$JEMALLOC" jemalloc $prog
     preload_test "$TCMALLOC" tcmalloc $prog
 done

@@ -13,6 +13,10 @@ SRC=$(dirname "$0")
 SAN_PROGS="t_libc t_stl"
 
 FLAGS="-O2 -g -fno-omit-frame-pointer -pthread -Wall -Wextra -Wno-unused-parameter"
+# DT_RUNPATH=$ORIGIN: t_dlopen opens its plugins by bare name, which glibc resolves with the
+# RUNPATH of the object that called dlopen -- so a dlopen wrapper that hides the caller fails.
+LINKFLAGS='-Wl,--enable-new-dtags -Wl,-rpath,$ORIGIN'
+
 SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 
 # C++: -fsized-deallocation because clang 14 leaves the sized operator delete forms off.
@@ -34,8 +38,9 @@ build_one() {
     out="$OUT/$kind/$name"
     stale "$out" "$src" "$SRC/testutil.h" || return 0
     case $src in
-    *.cc) $cxx -std=gnu++17 -fsized-deallocation $FLAGS $extra -I"$SRC" -o "$out" "$src" -ldl || exit 1 ;;
-    *)    $cc -std=gnu11 $FLAGS $extra -I"$SRC" -o "$out" "$src" -ldl || exit 1 ;;
+    *.cc) $cxx -std=gnu++17 -fsized-deallocation $FLAGS $extra -I"$SRC" -o "$out" "$src" \
+              $LINKFLAGS -ldl || exit 1 ;;
+    *)    $cc -std=gnu11 $FLAGS $extra -I"$SRC" -o "$out" "$src" $LINKFLAGS -ldl || exit 1 ;;
     esac
 }
 

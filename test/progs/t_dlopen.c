@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "testutil.h"
 
+/* plug_open loads by full path; caller_dependent() below by bare name. */
 struct plug {
     void *h;
     const char *(*name)(void);
@@ -98,6 +99,27 @@ static void cycles(const char *file, int flags, int n)
     }
 }
 
+/* Lookups that depend on who called dlopen: a bare name found through the program's
+ * DT_RUNPATH ($ORIGIN, set by build.sh), "$ORIGIN/..." in the name, dlopen(NULL), and the
+ * error text of a failed dlopen (printed: the runner compares it with the bare run's). */
+static void caller_dependent(void)
+{
+    for (int i = 0; i < 5; i++) {
+        struct plug pl;
+        pl.h = dlopen("libplug.so", RTLD_NOW);
+        CHECK(pl.h, "dlopen of a bare name via the program's RUNPATH failed: %s", dlerror());
+        dlclose(pl.h);
+        pl.h = dlopen("$ORIGIN/libplug_deep.so", RTLD_NOW | RTLD_DEEPBIND);
+        CHECK(pl.h, "dlopen(\"$ORIGIN/libplug_deep.so\") failed: %s", dlerror());
+        dlclose(pl.h);
+    }
+    void *self = dlopen(NULL, RTLD_NOW);
+    CHECK(self && dlsym(self, "malloc"), "dlopen(NULL) / dlsym(malloc)");
+    CHECK(dlopen("libheapprof-no-such-library.so", RTLD_NOW) == NULL, "missing library opened");
+    printf("dlerror: %s\n", dlerror());
+    CHECK(dlerror() == NULL, "dlerror not cleared");
+}
+
 int main(void)
 {
     ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
@@ -105,6 +127,7 @@ int main(void)
     dir[n] = 0;
     *strrchr(dir, '/') = 0;
 
+    caller_dependent();
     cycles("libplug.so", RTLD_NOW | RTLD_LOCAL, 30);
     cycles("libplug.so", RTLD_LAZY | RTLD_GLOBAL, 10);
     cycles("libplug_deep.so", RTLD_NOW | RTLD_DEEPBIND, 30);

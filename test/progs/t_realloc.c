@@ -128,6 +128,36 @@ static void test_realloc_contents(void)
 /* through a volatile pointer: clang assumes allocation functions leave errno alone */
 static void *(*volatile reallocarray_)(void *, size_t, size_t) = reallocarray;
 
+/* opaque to the compiler, which may otherwise assume a realloc result is never NULL */
+static void *(*volatile realloc_)(void *, size_t) = realloc;
+
+/* Blocks from the aligned family resized by realloc: the shim must find their real start. */
+static void test_realloc_aligned(void)
+{
+    for (size_t a = 32; a <= ((size_t)1 << 20); a <<= 3) {
+        for (size_t n = 1; n < 300000; n = n * 7 + 5) {
+            unsigned char *p = memalign(a, n);
+            CHECK(p, "memalign(%zu, %zu)", a, n);
+            pat_fill(p, n, 6);
+            unsigned char *q = realloc(p, n * 3 + 100);
+            CHECK(q && pat_ok(q, n, 6), "realloc of memalign(%zu, %zu) block grown", a, n);
+            q = realloc(q, n / 2 + 1);
+            CHECK(q && pat_ok(q, n / 2 + 1, 6), "realloc of memalign(%zu, %zu) shrunk", a, n);
+            free(q);
+            void *pm = NULL;
+            CHECK(posix_memalign(&pm, a, n) == 0, "posix_memalign");
+            pat_fill(pm, n, 7);
+            q = realloc(pm, n + 1);
+            CHECK(q && pat_ok(q, n, 7), "realloc of posix_memalign(%zu, %zu) block", a, n);
+            CHECK(malloc_usable_size(q) >= n + 1, "usable after realloc of aligned block");
+            free(q);
+            q = aligned_alloc(a, (n + a - 1) / a * a);
+            CHECK(q, "aligned_alloc");
+            CHECK(realloc_(q, 0) == NULL, "realloc(aligned, 0)");
+        }
+    }
+}
+
 static void test_reallocarray(void)
 {
     unsigned char *p = reallocarray(NULL, 10, 10);
@@ -148,6 +178,7 @@ int main(void)
     test_zero_and_null();
     test_calloc_zero();
     test_realloc_contents();
+    test_realloc_aligned();
     test_reallocarray();
     return 0;
 }

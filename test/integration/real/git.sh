@@ -20,6 +20,6 @@ git diff HEAD~3 HEAD --stat
 git diff HEAD~1 HEAD | head -40
 git show --format=%s HEAD~2 -- README
 git gc -q
-git fsck --full 2>&1
+git fsck --full && echo fsck ok
 git count-objects -v | grep -E '^(count|in-pack|packs)'
 git rev-list --all | wc -l
