@@ -159,6 +159,7 @@ run_once() {
 # ---- measure: repetitions outermost so slow drift in machine load hits every config alike ----
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 START=$(date +%s)
+STARTED=$(date '+%Y-%m-%d %H:%M %Z')
 echo "bench: $REPS repetition(s); workloads: $WORKLOADS; configs: $CONFIGS" >&2
 rep=1
 while [ $rep -le "$REPS" ]; do
@@ -258,7 +259,7 @@ scaling() {
 }
 
 {
-    echo "heapprof benchmarks, $(date '+%Y-%m-%d %H:%M %Z')"
+    echo "heapprof benchmarks, started $STARTED"
     echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs," \
         "$(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo) RAM, kernel $(uname -r)"
     echo "software: $(ldd --version | head -n 1 | sed 's/.*) //;s/^/glibc /'), $(${CC:-gcc} --version | head -n 1)," \
