@@ -58,5 +58,5 @@ def run(rounds, batch_size):
 
 
 if __name__ == "__main__":
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 25
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 35
     print("py_workload:", run(rounds, 2000))
