@@ -514,7 +514,7 @@ static void write_summary(struct writer *w)
     s.peak_live_count = hp_prof.peak_count;
     s.peak_ms = hp_prof.peak_ms;
     s.peak_slack_bytes = hp_profile_slack_bound();
-    s.contexts = __atomic_load_n(&hp_prof.next_id, __ATOMIC_RELAXED) - 1;
+    s.contexts = __atomic_load_n(&hp_prof.ncontexts, __ATOMIC_RELAXED);
     s.unprofiled_allocs = hp_counters.unprofiled_allocs;
     s.evicted_hibs = hp_counters.evicted_hibs;
     s.foreign_frees = hp_counters.foreign_frees;

@@ -68,11 +68,17 @@ static struct hp_ctx *depot_get(const uintptr_t *pcs, int n, uint64_t h)
         c->next = head;
         if (__atomic_compare_exchange_n(b, &head, c, 0, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
             break;
-        /* Someone else inserted: maybe this very stack. (Our id stays unused.) */
+        /* Someone else inserted: maybe this very stack. Then hand the id back if nobody took
+         * one since (otherwise it stays a hole; ids are only names) and drop our copy. */
         for (struct hp_ctx *o = head; o; o = o->next)
-            if (same_stack(o, h, pcs, n))
+            if (same_stack(o, h, pcs, n)) {
+                uint32_t expect = id + 1;
+                __atomic_compare_exchange_n(&hp_prof.next_id, &expect, id, 0, __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED);
                 return o;
+            }
     }
+    __atomic_fetch_add(&hp_prof.ncontexts, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&hp_prof.by_id[id], c, __ATOMIC_RELEASE);
     return c;
 }

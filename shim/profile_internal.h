@@ -29,6 +29,7 @@ struct hp_prof {
     uint32_t max_id; /* ids are 1..max_id-1 */
     uint64_t slack;
     uint32_t next_id __attribute__((aligned(64)));
+    uint32_t ncontexts; /* contexts in the depot (ids may have holes) */
     int64_t live_size __attribute__((aligned(64)));
     int64_t live_count;
     uint64_t peak_size __attribute__((aligned(64)));

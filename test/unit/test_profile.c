@@ -377,13 +377,18 @@ START_TEST(test_threads)
     ck_assert_uint_le(hp_prof.peak_size, bytes[0] + bytes[1]);
     ck_assert_uint_gt(hp_profile_slack_bound(), 0);
 
-    /* Both sites have one context each, shared by every thread. */
-    ck_assert_uint_eq(hp_prof.next_id, 3);
+    /* Both sites have one context each, shared by every thread. (Threads racing to insert the
+     * same stack may leave a hole in the ids, so count contexts, not ids.) */
+    ck_assert_uint_eq(hp_prof.ncontexts, 2);
     struct hibs s;
     s.n = 0;
     hp_table_foreach(collect, &s);
     ck_assert_int_eq(s.n, 2);
-    for (uint32_t id = 1; id <= 2; id++) {
+    int seen = 0;
+    for (uint32_t id = 1; id < hp_prof.next_id; id++) {
+        if (!hp_prof.by_id[id])
+            continue;
+        seen++;
         struct hp_ctx *c = ctx(id);
         int k = c->pcs[0] == site_pc(0) ? 0 : 1;
         ck_assert_uint_eq(c->pcs[0], site_pc(k));
@@ -398,6 +403,7 @@ START_TEST(test_threads)
         ck_assert_uint_eq(h->alloc_count, k ? NT * PER / 4 : NT * PER / 2);
         ck_assert_uint_eq(h->total_size, bytes[k] - live[k]);
     }
+    ck_assert_int_eq(seen, 2);
     ck_assert_uint_eq(hp_counters.evicted_hibs, 0);
 }
 END_TEST
