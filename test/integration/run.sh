@@ -17,6 +17,9 @@ TCMALLOC=/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4
 PROG_TIMEOUT=60
 REAL_TIMEOUT=120
 
+# Run from `make integration`, the environment carries make's job-server and level settings;
+# the real-program tests must not inherit them (make.sh would print "Entering directory").
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 TMP=$(mktemp -d /tmp/heapprof-it.XXXXXX) || exit 2
 trap 'rm -rf "$TMP"' EXIT
 ulimit -c 0 # the double-free test aborts on purpose; no core files in the tree

@@ -14,9 +14,9 @@ out/all.txt: $(OUTS)
 print:
 	@echo $(words $(OUTS)) $(firstword $(OUTS)) $(foreach x,1 2 3,[$(x)])
 MK
-make -s -j2
+make -s -j2 --no-print-directory
 md5sum <out/all.txt
 touch -d '2000-01-01' out/f3.out  # stale output: rebuilt, then all.txt too
-make -s -j2
-make print
+make -s -j2 --no-print-directory
+make --no-print-directory print
 make -s -q all && echo up-to-date
