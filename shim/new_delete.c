@@ -26,12 +26,40 @@ __attribute__((noreturn)) static void throw_bad_alloc(void)
     __builtin_trap();
 }
 
+/* A nothrow new whose first attempt failed: let the C++ runtime's own nothrow operator new
+ * retry. It calls the throwing operator new (the shim's) inside a try block, so a new_handler
+ * that throws ends in nullptr as the standard says, which C cannot do itself. */
+static void *nothrow_retry(size_t size, size_t align)
+{
+    static void *(*plain)(size_t, const void *);
+    static void *(*aligned)(size_t, size_t, const void *);
+    static const char tag = 0; /* stands for std::nothrow: the runtime never reads it */
+    if (!align) {
+        if (!plain)
+            plain = (void *(*)(size_t, const void *))dlsym(RTLD_NEXT, "_ZnwmRKSt9nothrow_t");
+        return plain ? plain(size, &tag) : (void *)-1;
+    }
+    if (!aligned)
+        aligned = (void *(*)(size_t, size_t, const void *))dlsym(RTLD_NEXT,
+                                                                  "_ZnwmSt11align_val_tRKSt9nothrow_t");
+    return aligned ? aligned(size, align, &tag) : (void *)-1;
+}
+
 static void *new_impl(size_t size, size_t align, int nothrow)
 {
     if (align && !hp_is_pow2(align)) {
         if (nothrow)
             return NULL;
         throw_bad_alloc();
+    }
+    if (nothrow) {
+        void *p = hp_alloc(size, align > 16 ? align : 0, 0);
+        if (HP_LIKELY(p != NULL))
+            return p;
+        p = nothrow_retry(size, align > 16 ? align : 0);
+        if (p != (void *)-1)
+            return p;
+        /* No C++ runtime to catch for us: retry through the handler below. */
     }
     for (;;) {
         void *p = hp_alloc(size, align > 16 ? align : 0, 0);
