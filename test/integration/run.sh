@@ -2,6 +2,7 @@
 # Integration tests of the core shim: runs the hard-case programs of build/progs and a set of real
 # programs bare and under LD_PRELOAD=build/libheapprof_shim.so, comparing exit status and stdout.
 # Prints "ok NAME" / "FAIL NAME: reason" / "skip NAME: reason" per test and "N passed, M failed".
+# The gcc builds run again under unwinder=libunwind, backend=glibc and profile=0 (opt-*/NAME).
 # Usage (from anywhere): sh test/integration/run.sh [NAME-GLOB...]   e.g. 'gcc/t_fork' 'real/*'
 # HEAPPROF_SHIM=path overrides the library under test (e.g. to try the harness with another one).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -25,6 +26,7 @@ trap 'rm -rf "$TMP"' EXIT
 ulimit -c 0 # the double-free test aborts on purpose; no core files in the tree
 
 passed=0 failed=0 skipped=0
+EXTRA_OPTS="" # more shim options for the current pass (see the option passes at the end)
 FILTER=("$@")
 
 ok() { echo "ok $1"; passed=$((passed + 1)); }
@@ -71,7 +73,7 @@ run() {
     mkdir -p "$dir/cwd" "$dir/prof"
     local envs=()
     if [ -n "$preload" ]; then
-        envs=(LD_PRELOAD="$preload" HEAPPROF_OPTIONS="output=$dir/prof/%p.hpf")
+        envs=(LD_PRELOAD="$preload" HEAPPROF_OPTIONS="output=$dir/prof/%p.hpf${EXTRA_OPTS:+:$EXTRA_OPTS}")
         # shim-only promises are checked only when the real shim is the first allocator in line
         case $preload in "$SHIM"*) envs+=(HEAPPROF_TEST_UNDER_SHIM=1) ;; esac
     fi
@@ -129,7 +131,7 @@ prog_names() {
 }
 
 prog_test() {
-    local cc=$1 n=$2 name="$1/$2"
+    local cc=$1 n=$2 name="${3:-$1}/$2"
     wanted "$name" || return 0
     local bin=$PROGS/$cc/$n w=$TMP/$cc.$n
     have_shim "$name" && have_prog "$name" "$bin" || return 0
@@ -276,6 +278,15 @@ for n in $(prog_names); do
         esac
     done
 done
+
+# The same programs (gcc builds) under non-default shim configurations.
+for opts in unwinder=libunwind backend=glibc profile=0; do
+    EXTRA_OPTS=$opts
+    for n in $(prog_names); do
+        [ "$n" = t_double_free ] || prog_test gcc "$n" "opt-$opts"
+    done
+done
+EXTRA_OPTS=""
 
 for n in $(sed -n 's/^SAN_PROGS="\(.*\)"/\1/p' "$SRC/build.sh"); do
     san_test "$n"
