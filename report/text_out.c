@@ -23,6 +23,7 @@ static const char *hr_unwinder_text(uint32_t u)
     switch (u) {
     case HPF_UNWIND_FP: return "fp";
     case HPF_UNWIND_LIBUNWIND: return "libunwind";
+    case HPF_UNWIND_CFI: return "cfi";
     default: return "unknown";
     }
 }

@@ -422,7 +422,9 @@ static void write_process(struct writer *w, int reason, uint32_t now_ms)
     p.dump_ms = now_ms;
     p.dump_seq = dump_seq;
     p.dump_reason = (uint32_t)reason;
-    p.unwinder = hp_strcmp(hp_opt.unwinder, "libunwind") ? HPF_UNWIND_FP : HPF_UNWIND_LIBUNWIND;
+    p.unwinder = !hp_strcmp(hp_opt.unwinder, "libunwind") ? HPF_UNWIND_LIBUNWIND
+                 : !hp_strcmp(hp_opt.unwinder, "cfi")     ? HPF_UNWIND_CFI
+                                                          : HPF_UNWIND_FP;
     p.stack_depth = (uint32_t)hp_opt.stack_depth;
     p.forked_from = forked_from;
     p.argc = argc;

@@ -46,7 +46,7 @@ enum hpf_dump_reason {
     HPF_DUMP_INTERVAL = 4, /* dump_interval_ms= */
 };
 
-enum hpf_unwinder { HPF_UNWIND_FP = 1, HPF_UNWIND_LIBUNWIND = 2 };
+enum hpf_unwinder { HPF_UNWIND_FP = 1, HPF_UNWIND_LIBUNWIND = 2, HPF_UNWIND_CFI = 3 };
 
 struct hpf_process {
     uint32_t pid;

@@ -4,6 +4,7 @@
  * unwinder is libunwind, loaded privately (RTLD_LOCAL) because libunwind.so.8 also exports
  * _Unwind_* and backtrace, which must not replace libgcc's for the whole process. */
 #include "hp.h"
+#include "cfi.h"
 #include "lock.h"
 #include "maps.h"
 #include "options.h"
@@ -157,6 +158,28 @@ static int capture_fp(uintptr_t *pcs, int max, int *truncated)
     return n;
 }
 
+/* Walk the shim's own frames (built with frame pointers) to the first frame outside it, then
+ * follow the program's frames with their call frame information. */
+static int capture_cfi(uintptr_t *pcs, int max, int *truncated)
+{
+    uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+    uintptr_t lo = fp, hi = stack_top();
+    if (lo >= hi)
+        hi = lo + (1u << 20);
+    while (fp >= lo && fp < hi && hi - fp >= 2 * sizeof(uintptr_t) && !(fp & (sizeof(uintptr_t) - 1))) {
+        uintptr_t next = ((uintptr_t *)fp)[0];
+        uintptr_t ret = ((uintptr_t *)fp)[1];
+        if (!in_shim(ret))
+            return hp_is_exec(ret) ? hp_cfi_walk(ret, fp + 2 * sizeof(uintptr_t), next, hi, pcs, max, truncated) : 0;
+        if (next <= fp)
+            break;
+        fp = next;
+    }
+    return 0;
+}
+
+static int use_cfi;
+
 static int capture_unwind(uintptr_t *pcs, int max, int *truncated)
 {
     void *buf[320];
@@ -176,12 +199,25 @@ static int capture_unwind(uintptr_t *pcs, int max, int *truncated)
 
 int hp_stack_capture(uintptr_t *pcs, int max, int *truncated)
 {
+    if (use_cfi)
+        return capture_cfi(pcs, max, truncated);
     if (unw_backtrace_fn)
         return capture_unwind(pcs, max, truncated);
     return capture_fp(pcs, max, truncated);
 }
 
-void hp_stack_init(void) { hp_maps_refresh(1); }
+void hp_stack_init(void)
+{
+    hp_maps_refresh(1);
+    if (hp_strcmp(hp_opt.unwinder, "cfi") == 0) {
+#if defined(__x86_64__)
+        hp_cfi_init();
+        use_cfi = 1;
+#else
+        hp_strlcpy(hp_opt.unwinder, "fp", sizeof hp_opt.unwinder); /* cfi is x86_64-only */
+#endif
+    }
+}
 
 void hp_stack_late_init(void)
 {
@@ -193,7 +229,7 @@ void hp_stack_late_init(void)
                      "using frame pointers");
         else
             unw_backtrace_fn = (int (*)(void **, int))fn;
-    } else if (hp_strcmp(hp_opt.unwinder, "fp") != 0) {
-        hp_error("unknown unwinder '%s' (fp, libunwind); using fp", hp_opt.unwinder);
+    } else if (hp_strcmp(hp_opt.unwinder, "fp") != 0 && !use_cfi) {
+        hp_error("unknown unwinder '%s' (fp, cfi, libunwind); using fp", hp_opt.unwinder);
     }
 }

@@ -81,10 +81,22 @@ def check_c(doc, kind):
     expect("foreign or double frees reported", summ["foreign_frees"] == 0 and summ["double_frees"] == 0)
 
 
+def check_deep(doc):
+    """Every site's stack reaches its caller: main, or thread_main for the threads."""
+    for c in doc["contexts"]:
+        names = [f["function"] for f in c["frames"]]
+        if not names or not names[0].startswith("site_"):
+            continue
+        want = "thread_main" if names[0] == "site_thread" else "main"
+        expect(f"{names[0]}: stack {names[:6]} does not reach {want}", want in names)
+
+
 def main():
     kind, path = sys.argv[1], sys.argv[2]
     with open(path) as f:
         doc = json.load(f)
+    if "deep" in sys.argv[3:]:
+        check_deep(doc)
     if kind in ("exit", "api", "signal"):
         check_c(doc, kind)
     elif kind == "child":

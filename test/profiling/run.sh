@@ -22,6 +22,9 @@ for cc in gcc clang; do
     cxx=g++
     [ $cc = clang ] && cxx=clang++
     $cc -O2 -g -fno-omit-frame-pointer -pthread -Ishim -o "$out/$cc/sites" test/profiling/sites.c || bad "build-$cc" "sites.c"
+    # Without frame pointers (as Debian builds its packages): only cfi and libunwind see past
+    # the allocation site.
+    $cc -O2 -g -fomit-frame-pointer -pthread -Ishim -o "$out/$cc/sites-nofp" test/profiling/sites.c || bad "build-$cc" "sites.c nofp"
     $cxx -O2 -g -fno-omit-frame-pointer -o "$out/$cc/sites_cxx" test/profiling/sites_cxx.cc || bad "build-$cc" "sites_cxx.cc"
 done
 
@@ -55,17 +58,23 @@ run() {
 }
 
 for cc in gcc clang; do
-    for unw in fp libunwind; do
+    for unw in fp libunwind cfi; do
         name=sites-$cc-$unw
         if run "$name" "dump_signal=12:unwinder=$unw" "$out/$cc/sites" fork signal; then
             parent=$(ls "$tmp/$name" | sed -n 's/^p\.\([0-9]*\)\.hpf$/\1/p' | sort -n | head -1)
             # The parent's pid is the smaller one only most of the time: find it by its dumps.
             for f in "$tmp/$name"/p.*.hpf.1; do parent=$(basename "$f" | sed 's/^p\.\([0-9]*\)\.hpf\.1$/\1/'); done
-            check "$name-exit" exit "$tmp/$name/p.$parent.hpf"
+            check "$name-exit" exit "$tmp/$name/p.$parent.hpf" deep
             check "$name-api" api "$tmp/$name/p.$parent.hpf.1"
             check "$name-signal" signal "$tmp/$name/p.$parent.hpf.2"
             child=$(ls "$tmp/$name" | sed -n 's/^p\.\([0-9]*\)\.hpf$/\1/p' | grep -vx "$parent" | head -1)
             check "$name-fork-child" child "$tmp/$name/p.$child.hpf" "$parent"
+        fi
+    done
+    for unw in libunwind cfi; do
+        name=sites-nofp-$cc-$unw
+        if run "$name" "dump_signal=12:unwinder=$unw" "$out/$cc/sites-nofp" signal; then
+            check "$name" exit "$(ls "$tmp/$name"/p.*.hpf | head -1)" deep
         fi
     done
     if run "cxx-$cc" "" "$out/$cc/sites_cxx"; then

@@ -1,0 +1,476 @@
+/* The cfi unwinder: walks stacks of code built without frame pointers using the DWARF call
+ * frame information every x86_64 object carries in .eh_frame, the way debuggers do, but with
+ * each return address's rule (where the CFA, the return address and the saved rbp are) decoded
+ * once and kept in a lock-free cache, so a walk costs a few loads per frame. Objects are found
+ * with glibc's _dl_find_object, which takes no lock and sees every dlopen at once. */
+#include "cfi.h"
+#include "hp.h"
+#include "meta.h"
+
+#include <dlfcn.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+
+/* DWARF register numbers on x86_64. */
+enum { REG_RBP = 6, REG_RSP = 7, REG_RA = 16 };
+
+/* A decoded rule, packed in 64 bits so a cache slot is written with one store after its key:
+ * bits 0..31 CFA offset (signed), 32..47 rbp save offset from the CFA (signed),
+ * 48..55 return-address offset from the CFA (signed), 56 CFA is rbp-based (else rsp),
+ * 57 rbp saved at the offset (else unchanged), 58 valid (else: cannot unwind past here). */
+#define R_CFA_RBP (1ull << 56)
+#define R_RBP_SAVED (1ull << 57)
+#define R_VALID (1ull << 58)
+
+static inline uint64_t rule_pack(int32_t cfa_off, int cfa_rbp, int rbp_saved, int32_t rbp_off, int32_t ra_off)
+{
+    return (uint64_t)(uint32_t)cfa_off | ((uint64_t)(uint16_t)(int16_t)rbp_off << 32) |
+           ((uint64_t)(uint8_t)(int8_t)ra_off << 48) | (cfa_rbp ? R_CFA_RBP : 0) |
+           (rbp_saved ? R_RBP_SAVED : 0) | R_VALID;
+}
+
+/* ---------- reading .eh_frame ---------- */
+
+struct cursor {
+    const uint8_t *p, *end;
+    int bad;
+};
+
+static uint64_t uleb(struct cursor *c)
+{
+    uint64_t v = 0;
+    unsigned shift = 0;
+    while (c->p < c->end) {
+        uint8_t b = *c->p++;
+        if (shift < 64)
+            v |= (uint64_t)(b & 0x7f) << shift;
+        shift += 7;
+        if (!(b & 0x80))
+            return v;
+    }
+    c->bad = 1;
+    return 0;
+}
+
+static int64_t sleb(struct cursor *c)
+{
+    int64_t v = 0;
+    unsigned shift = 0;
+    uint8_t b = 0;
+    while (c->p < c->end) {
+        b = *c->p++;
+        if (shift < 64)
+            v |= (int64_t)((uint64_t)(b & 0x7f) << shift);
+        shift += 7;
+        if (!(b & 0x80)) {
+            if (shift < 64 && (b & 0x40))
+                v |= -((int64_t)1 << shift);
+            return v;
+        }
+    }
+    c->bad = 1;
+    return 0;
+}
+
+static uint64_t fixed(struct cursor *c, unsigned n)
+{
+    if ((size_t)(c->end - c->p) < n) {
+        c->bad = 1;
+        return 0;
+    }
+    uint64_t v = 0;
+    memcpy(&v, c->p, n); /* little-endian */
+    c->p += n;
+    return v;
+}
+
+/* A pointer in DW_EH_PE encoding `enc`; `datarel` is the base for DW_EH_PE_datarel. */
+static uint64_t encoded(struct cursor *c, uint8_t enc, uint64_t datarel)
+{
+    if (enc == 0xff)
+        return 0;
+    uint64_t base = 0;
+    const uint8_t *at = c->p;
+    switch (enc & 0x70) {
+    case 0x00: break;
+    case 0x10: base = (uint64_t)(uintptr_t)at; break; /* pcrel */
+    case 0x30: base = datarel; break;                  /* datarel */
+    default: c->bad = 1; return 0;
+    }
+    uint64_t v;
+    switch (enc & 0x0f) {
+    case 0x00: v = fixed(c, 8); break;
+    case 0x01: v = uleb(c); break;
+    case 0x02: v = fixed(c, 2); break;
+    case 0x03: v = fixed(c, 4); break;
+    case 0x04: v = fixed(c, 8); break;
+    case 0x09: v = (uint64_t)sleb(c); break;
+    case 0x0a: v = (uint64_t)(int64_t)(int16_t)fixed(c, 2); break;
+    case 0x0b: v = (uint64_t)(int64_t)(int32_t)fixed(c, 4); break;
+    case 0x0c: v = fixed(c, 8); break;
+    default: c->bad = 1; return 0;
+    }
+    if (enc & 0x80) { /* indirect: not used for code addresses */
+        c->bad = 1;
+        return 0;
+    }
+    return base + v;
+}
+
+/* Find the FDE covering pc through the binary-search table of .eh_frame_hdr. */
+static const uint8_t *find_fde(const uint8_t *hdr, uint64_t pc)
+{
+    struct cursor c = {hdr, hdr + 4 + 16, 0};
+    if (hdr[0] != 1)
+        return NULL;
+    uint8_t ptr_enc = hdr[1], count_enc = hdr[2], table_enc = hdr[3];
+    c.p = hdr + 4;
+    c.end = hdr + 64;
+    encoded(&c, ptr_enc, (uint64_t)(uintptr_t)hdr);
+    uint64_t count = encoded(&c, count_enc, (uint64_t)(uintptr_t)hdr);
+    if (c.bad || table_enc != 0x3b || count == 0) /* datarel sdata4: what every linker writes */
+        return NULL;
+    const int32_t *table = (const int32_t *)c.p;
+    uint64_t lo = 0, hi = count;
+    while (hi - lo > 1) {
+        uint64_t mid = (lo + hi) / 2;
+        if ((uint64_t)(uintptr_t)hdr + (int64_t)table[2 * mid] <= pc)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if ((uint64_t)(uintptr_t)hdr + (int64_t)table[2 * lo] > pc)
+        return NULL;
+    return hdr + (int64_t)table[2 * lo + 1];
+}
+
+struct state {
+    int cfa_reg;
+    int64_t cfa_off;
+    int rbp_saved, ra_saved;
+    int64_t rbp_off, ra_off;
+};
+
+struct cie_info {
+    uint64_t code_align;
+    int64_t data_align;
+    uint64_t ra_reg;
+    uint8_t fde_enc;
+    int has_z;
+    const uint8_t *insns, *insns_end;
+};
+
+static int parse_cie(const uint8_t *cie, struct cie_info *ci)
+{
+    uint32_t len32;
+    memcpy(&len32, cie, 4);
+    if (len32 == 0 || len32 == 0xffffffffu)
+        return -1;
+    struct cursor c = {cie + 4, cie + 4 + len32, 0};
+    if (fixed(&c, 4) != 0) /* CIE id */
+        return -1;
+    uint64_t version = fixed(&c, 1);
+    const char *aug = (const char *)c.p;
+    while (c.p < c.end && *c.p)
+        c.p++;
+    c.p++;
+    if (aug[0] && aug[0] != 'z')
+        return -1; /* pre-'z' augmentations ("eh") are not in use */
+    ci->code_align = uleb(&c);
+    ci->data_align = sleb(&c);
+    ci->ra_reg = version == 1 ? fixed(&c, 1) : uleb(&c);
+    ci->fde_enc = 0;
+    ci->has_z = aug[0] == 'z';
+    if (ci->has_z) {
+        uint64_t alen = uleb(&c);
+        const uint8_t *aend = c.p + alen;
+        for (const char *a = aug + 1; *a && !c.bad; a++) {
+            if (*a == 'R')
+                ci->fde_enc = (uint8_t)fixed(&c, 1);
+            else if (*a == 'L')
+                fixed(&c, 1);
+            else if (*a == 'P') {
+                uint8_t penc = (uint8_t)fixed(&c, 1);
+                encoded(&c, penc & 0x7f, 0);
+            } else if (*a == 'S')
+                return -1; /* a signal frame: its registers live in the signal context */
+            else
+                break;
+        }
+        c.p = aend;
+    }
+    if (c.bad || c.p > c.end)
+        return -1;
+    ci->insns = c.p;
+    ci->insns_end = c.end;
+    return 0;
+}
+
+/* Run CFA instructions until the location passes target. Returns 0, or -1 on an instruction
+ * this unwinder does not follow (expressions, registers saved in registers). */
+static int run_cfa(const uint8_t *p, const uint8_t *end, const struct cie_info *ci, uint64_t loc,
+                   uint64_t target, struct state *st, const struct state *initial)
+{
+    struct state stack[8];
+    int depth = 0;
+    struct cursor c = {p, end, 0};
+    while (c.p < c.end && !c.bad) {
+        uint8_t op = *c.p++;
+        uint8_t hi2 = op & 0xc0, low = op & 0x3f;
+        if (hi2 == 0x40) { /* advance_loc */
+            loc += low * ci->code_align;
+            if (loc > target)
+                return 0;
+            continue;
+        }
+        if (hi2 == 0x80) { /* offset */
+            int64_t off = (int64_t)uleb(&c) * ci->data_align;
+            if (low == REG_RBP)
+                st->rbp_saved = 1, st->rbp_off = off;
+            else if (low == ci->ra_reg)
+                st->ra_saved = 1, st->ra_off = off;
+            continue;
+        }
+        if (hi2 == 0xc0) { /* restore */
+            if (low == REG_RBP && initial)
+                st->rbp_saved = initial->rbp_saved, st->rbp_off = initial->rbp_off;
+            continue;
+        }
+        switch (op) {
+        case 0x00: break; /* nop */
+        case 0x01: loc = encoded(&c, ci->fde_enc, 0); if (loc > target) return 0; break;
+        case 0x02: loc += fixed(&c, 1) * ci->code_align; if (loc > target) return 0; break;
+        case 0x03: loc += fixed(&c, 2) * ci->code_align; if (loc > target) return 0; break;
+        case 0x04: loc += fixed(&c, 4) * ci->code_align; if (loc > target) return 0; break;
+        case 0x05: case 0x11: { /* offset_extended(_sf) */
+            uint64_t reg = uleb(&c);
+            int64_t off = (op == 0x05 ? (int64_t)uleb(&c) : sleb(&c)) * ci->data_align;
+            if (reg == REG_RBP)
+                st->rbp_saved = 1, st->rbp_off = off;
+            else if (reg == ci->ra_reg)
+                st->ra_saved = 1, st->ra_off = off;
+            break;
+        }
+        case 0x06: { /* restore_extended */
+            uint64_t reg = uleb(&c);
+            if (reg == REG_RBP && initial)
+                st->rbp_saved = initial->rbp_saved, st->rbp_off = initial->rbp_off;
+            break;
+        }
+        case 0x07: case 0x08: { /* undefined, same_value */
+            uint64_t reg = uleb(&c);
+            if (reg == REG_RBP)
+                st->rbp_saved = 0;
+            else if (reg == ci->ra_reg)
+                return -1;
+            break;
+        }
+        case 0x09: { /* register: a register saved in another one */
+            uint64_t reg = uleb(&c);
+            uleb(&c);
+            if (reg == REG_RBP || reg == ci->ra_reg)
+                return -1;
+            break;
+        }
+        case 0x0a: /* remember_state */
+            if (depth == 8)
+                return -1;
+            stack[depth++] = *st;
+            break;
+        case 0x0b: /* restore_state */
+            if (depth == 0)
+                return -1;
+            *st = stack[--depth];
+            break;
+        case 0x0c: st->cfa_reg = (int)uleb(&c); st->cfa_off = (int64_t)uleb(&c); break;
+        case 0x0d: st->cfa_reg = (int)uleb(&c); break;
+        case 0x0e: st->cfa_off = (int64_t)uleb(&c); break;
+        case 0x12: st->cfa_reg = (int)uleb(&c); st->cfa_off = sleb(&c) * ci->data_align; break;
+        case 0x13: st->cfa_off = sleb(&c) * ci->data_align; break;
+        case 0x0f: /* def_cfa_expression (PLT stubs, signal trampolines) */
+            return -1;
+        case 0x10: case 0x16: { /* expression, val_expression */
+            uint64_t reg = uleb(&c);
+            uint64_t len = uleb(&c);
+            c.p += len;
+            if (reg == REG_RBP || reg == ci->ra_reg)
+                return -1;
+            break;
+        }
+        case 0x14: case 0x15: { /* val_offset(_sf) */
+            uint64_t reg = uleb(&c);
+            if (op == 0x14)
+                uleb(&c);
+            else
+                sleb(&c);
+            if (reg == REG_RBP || reg == ci->ra_reg)
+                return -1;
+            break;
+        }
+        case 0x2e: uleb(&c); break; /* GNU_args_size */
+        case 0x2f: { /* GNU_negative_offset_extended */
+            uint64_t reg = uleb(&c);
+            int64_t off = -(int64_t)uleb(&c) * ci->data_align;
+            if (reg == REG_RBP)
+                st->rbp_saved = 1, st->rbp_off = off;
+            else if (reg == ci->ra_reg)
+                st->ra_saved = 1, st->ra_off = off;
+            break;
+        }
+        default:
+            return -1;
+        }
+    }
+    return c.bad ? -1 : 0;
+}
+
+/* Decode the rule for code address pc (a return address minus one). 0: cannot unwind. */
+static uint64_t decode_rule(uint64_t pc)
+{
+    struct dl_find_object fo;
+    if (_dl_find_object((void *)(uintptr_t)pc, &fo) != 0 || !fo.dlfo_eh_frame)
+        return 0;
+    const uint8_t *fde = find_fde(fo.dlfo_eh_frame, pc);
+    if (!fde)
+        return 0;
+    uint32_t len32, cie_off;
+    memcpy(&len32, fde, 4);
+    if (len32 == 0 || len32 == 0xffffffffu)
+        return 0;
+    memcpy(&cie_off, fde + 4, 4);
+    if (cie_off == 0)
+        return 0; /* that is a CIE */
+    struct cie_info ci;
+    if (parse_cie(fde + 4 - cie_off, &ci) != 0)
+        return 0;
+    struct cursor c = {fde + 8, fde + 4 + len32, 0};
+    uint64_t start = encoded(&c, ci.fde_enc, 0);
+    uint64_t range = encoded(&c, ci.fde_enc & 0x0f, 0);
+    if (c.bad || pc < start || pc >= start + range)
+        return 0;
+    if (ci.has_z) {
+        uint64_t alen = uleb(&c);
+        c.p += alen;
+    }
+    struct state st = {REG_RSP, 8, 0, 0, 0, 0};
+    if (run_cfa(ci.insns, ci.insns_end, &ci, start, pc, &st, NULL) != 0)
+        return 0;
+    struct state initial = st;
+    if (run_cfa(c.p, c.end, &ci, start, pc, &st, &initial) != 0)
+        return 0;
+    if ((st.cfa_reg != REG_RSP && st.cfa_reg != REG_RBP) || !st.ra_saved)
+        return 0;
+    if (st.cfa_off < INT32_MIN || st.cfa_off > INT32_MAX || st.rbp_off < INT16_MIN ||
+        st.rbp_off > INT16_MAX || st.ra_off < -128 || st.ra_off > 127)
+        return 0;
+    return rule_pack((int32_t)st.cfa_off, st.cfa_reg == REG_RBP, st.rbp_saved, (int32_t)st.rbp_off,
+                     (int32_t)st.ra_off);
+}
+
+/* ---------- the rule cache ---------- */
+
+/* Open addressing, keyed by pc; a slot's rule is stored before its key is published. A full
+ * neighbourhood just means decoding again; entries are never removed (code unloaded by dlclose
+ * leaves stale rules for addresses that no return address points to any more). */
+#define CACHE_SLOTS (1u << 16)
+#define PROBES 8
+
+struct slot {
+    uint64_t pc;
+    uint64_t rule; /* 0 = known not unwindable */
+};
+
+static struct slot *cache;
+
+void hp_cfi_init(void)
+{
+    cache = hp_meta_map(CACHE_SLOTS * sizeof *cache);
+}
+
+#define BUSY (1ull << 63) /* a slot being filled; user-space addresses never have this bit */
+
+static uint64_t rule_for(uint64_t pc)
+{
+    uint64_t h = (pc * 0x9e3779b97f4a7c15ull) >> 48;
+    for (unsigned i = 0; i < PROBES; i++) {
+        struct slot *s = &cache[(h + i) & (CACHE_SLOTS - 1)];
+        uint64_t k = __atomic_load_n(&s->pc, __ATOMIC_ACQUIRE);
+        if (k == pc)
+            return s->rule;
+        if (k == (pc | BUSY))
+            break; /* another thread is decoding it right now */
+        if (k == 0) {
+            uint64_t zero = 0;
+            if (!__atomic_compare_exchange_n(&s->pc, &zero, pc | BUSY, 0, __ATOMIC_ACQUIRE,
+                                             __ATOMIC_RELAXED))
+                break;
+            uint64_t r = decode_rule(pc);
+            s->rule = r;
+            __atomic_store_n(&s->pc, pc, __ATOMIC_RELEASE);
+            return r;
+        }
+    }
+    return decode_rule(pc);
+}
+
+int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs, int max,
+                int *truncated)
+{
+    int n = 0;
+    if (!cache)
+        return 0;
+    while (ip) {
+        if (n == max) {
+            *truncated = 1;
+            break;
+        }
+        pcs[n++] = ip;
+        uint64_t r = rule_for(ip - 1);
+        if (!(r & R_VALID)) {
+            /* No call frame information (JIT code, hand-written assembly): such code usually
+             * keeps frame pointers, so try one frame-pointer step, checked like the rest. */
+            if (bp <= sp || bp >= stack_hi || stack_hi - bp < 16 || (bp & 7))
+                break;
+            ip = ((const uintptr_t *)bp)[1];
+            sp = bp + 16;
+            bp = ((const uintptr_t *)bp)[0];
+            if (!hp_is_exec(ip))
+                break;
+            continue;
+        }
+        int32_t cfa_off = (int32_t)(uint32_t)r;
+        uintptr_t cfa = ((r & R_CFA_RBP) ? bp : sp) + (intptr_t)cfa_off;
+        int8_t ra_off = (int8_t)(r >> 48);
+        uintptr_t ra_at = cfa + (intptr_t)ra_off;
+        if (cfa <= sp || cfa > stack_hi || ra_at < sp || ra_at + 8 > stack_hi)
+            break;
+        uintptr_t next_bp = bp;
+        if (r & R_RBP_SAVED) {
+            uintptr_t at = cfa + (intptr_t)(int16_t)(r >> 32);
+            if (at < sp || at + 8 > stack_hi)
+                break;
+            next_bp = *(const uintptr_t *)at;
+        }
+        ip = *(const uintptr_t *)ra_at;
+        sp = cfa;
+        bp = next_bp;
+        if (!hp_is_exec(ip))
+            break;
+    }
+    return n;
+}
+
+#else
+
+void hp_cfi_init(void) {}
+
+int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs, int max,
+                int *truncated)
+{
+    (void)ip, (void)sp, (void)bp, (void)stack_hi, (void)pcs, (void)max, (void)truncated;
+    return 0;
+}
+
+#endif
