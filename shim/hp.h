@@ -29,7 +29,7 @@ struct hp_tls {
     int depth;                 /* >0 while inside the shim: nested calls are re-entrant */
     int dead;                  /* the thread's destructor ran: no cache any more */
     struct hp_thread *thread;  /* profiling state, NULL until the first profiled call */
-    uintptr_t stack_hi;        /* upper bound for frame pointers (0: not computed yet) */
+    uintptr_t stack_lo, stack_hi; /* this thread's own stack (hi 0: not computed yet) */
     unsigned boot_calls;       /* allocations served by the bootstrap arena (init probes) */
 };
 extern __thread struct hp_tls hp_tls __attribute__((tls_model("initial-exec")));

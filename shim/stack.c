@@ -10,6 +10,9 @@
 #include "options.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -111,17 +114,62 @@ int hp_is_exec(uintptr_t pc)
     return 0;
 }
 
-static uintptr_t stack_top(void)
+static uint64_t main_stack_limit;
+
+/* This thread's own stack, [lo, hi): computed once per thread. */
+static void own_stack(uintptr_t *lo, uintptr_t *hi)
 {
-    uintptr_t hi = hp_tls.stack_hi;
-    if (HP_LIKELY(hi))
+    if (HP_LIKELY(hp_tls.stack_hi)) {
+        *lo = hp_tls.stack_lo;
+        *hi = hp_tls.stack_hi;
+        return;
+    }
+    uintptr_t l = 0, h = 0;
+    if (syscall(SYS_gettid) == getpid()) {
+        h = (uintptr_t)__libc_stack_end; /* every frame of the main thread is below it */
+        l = h > main_stack_limit ? h - main_stack_limit : 0;
+    } else {
+        /* Once per thread; its small allocations come back re-entrantly (no profile). */
+        pthread_attr_t attr;
+        void *addr;
+        size_t size;
+        if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+            if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+                l = (uintptr_t)addr;
+                h = l + size;
+            }
+            pthread_attr_destroy(&attr);
+        }
+        if (!h) {
+            h = (uintptr_t)pthread_self(); /* glibc puts the thread descriptor atop its stack */
+            l = h - (8u << 20);
+        }
+    }
+    hp_tls.stack_lo = *lo = l;
+    hp_tls.stack_hi = *hi = h;
+}
+
+/* Upper bound for reads during a walk starting at sp: the thread's stack top when sp is on the
+ * thread's own stack (all of it above sp is mapped). Otherwise (an alternate signal stack, a
+ * coroutine's stack) as much above sp as mincore says is mapped, up to 256 KiB. */
+static uintptr_t walk_limit(uintptr_t sp)
+{
+    uintptr_t lo, hi;
+    own_stack(&lo, &hi);
+    if (HP_LIKELY(sp >= lo && sp < hi))
         return hi;
-    if (syscall(SYS_gettid) == getpid())
-        hi = (uintptr_t)__libc_stack_end; /* every frame of the main thread is below it */
-    else
-        hi = (uintptr_t)pthread_self(); /* glibc puts the thread descriptor atop its stack */
-    hp_tls.stack_hi = hi;
-    return hi;
+    uintptr_t page = sp & ~(uintptr_t)4095;
+    static const unsigned pages[] = {64, 16, 4, 1};
+    unsigned char vec[64];
+    int saved = errno;
+    uintptr_t limit = sp;
+    for (unsigned i = 0; i < sizeof pages / sizeof pages[0]; i++)
+        if (mincore((void *)page, (size_t)pages[i] * 4096, vec) == 0) {
+            limit = page + (uintptr_t)pages[i] * 4096;
+            break;
+        }
+    errno = saved;
+    return limit;
 }
 
 static int in_shim(uintptr_t pc) { return pc >= shim_lo && pc < shim_hi; }
@@ -129,9 +177,7 @@ static int in_shim(uintptr_t pc) { return pc >= shim_lo && pc < shim_hi; }
 static int capture_fp(uintptr_t *pcs, int max, int *truncated)
 {
     uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
-    uintptr_t lo = fp, hi = stack_top();
-    if (lo >= hi) /* running on an alternate signal stack */
-        hi = lo + (1u << 20);
+    uintptr_t lo = fp, hi = walk_limit(fp);
     int n = 0, miss = 0;
     while (fp >= lo && fp < hi && hi - fp >= 2 * sizeof(uintptr_t) && !(fp & (sizeof(uintptr_t) - 1))) {
         uintptr_t next = ((uintptr_t *)fp)[0];
@@ -163,9 +209,7 @@ static int capture_fp(uintptr_t *pcs, int max, int *truncated)
 static int capture_cfi(uintptr_t *pcs, int max, int *truncated)
 {
     uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
-    uintptr_t lo = fp, hi = stack_top();
-    if (lo >= hi)
-        hi = lo + (1u << 20);
+    uintptr_t lo = fp, hi = walk_limit(fp);
     while (fp >= lo && fp < hi && hi - fp >= 2 * sizeof(uintptr_t) && !(fp & (sizeof(uintptr_t) - 1))) {
         uintptr_t next = ((uintptr_t *)fp)[0];
         uintptr_t ret = ((uintptr_t *)fp)[1];
@@ -208,6 +252,10 @@ int hp_stack_capture(uintptr_t *pcs, int max, int *truncated)
 
 void hp_stack_init(void)
 {
+    struct rlimit rl;
+    main_stack_limit = 8u << 20;
+    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > main_stack_limit)
+        main_stack_limit = rl.rlim_cur;
     hp_maps_refresh(1);
     if (hp_strcmp(hp_opt.unwinder, "cfi") == 0) {
 #if defined(__x86_64__)

@@ -124,6 +124,10 @@ def main():
         wrong = [d for d in counts if counts[d] != 3 * d]
         expect(f"depths with wrong counts: {wrong[:5]}", not wrong)
         expect("no evictions happened", doc["summary"]["evicted_hibs"] > 0)
+    elif kind == "stacks":
+        n = sum(c["alloc_count"] for c in doc["contexts"]
+                if c["frames"] and c["frames"][0]["function"] == "co_alloc")
+        expect(f"co_alloc: {n} allocations on coroutine stacks, expected 2000", n == 2000)
     elif kind == "interval":
         expect("interval dump_reason", doc["process"]["dump_reason"] == "interval")
         expect("interval dump has no contexts", len(doc["contexts"]) > 0)

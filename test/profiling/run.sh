@@ -107,6 +107,16 @@ if run "$name" "hib_table_size=16:hib_table_ways=2:thread_cache_size=16:stack_de
     check "$name" evict "$(ls "$tmp/$name"/p.*.hpf | head -1)"
 fi
 
+# Walks that start on a coroutine's stack or an alternate signal stack stay inside mapped
+# memory, in every unwinder.
+gcc -O2 -g -o "$out/gcc/stacks" test/profiling/stacks.c
+for unw in cfi fp libunwind; do
+    name=stacks-$unw
+    if run "$name" "unwinder=$unw" "$out/gcc/stacks"; then
+        check "$name" stacks "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+    fi
+done
+
 # Periodic dumps: a program that runs ~450 ms with dump_interval_ms=100 leaves several.
 name=interval
 if run "$name" "dump_interval_ms=100" sh -c 'sleep 0.45'; then
