@@ -192,11 +192,12 @@ static int same_file(int fd, uint64_t dev, uint64_t ino)
     return syscall(SYS_fstat, fd, &st) == 0 && (uint64_t)st.st_dev == dev && (uint64_t)st.st_ino == ino;
 }
 
-/* Returns the number of records copied. */
+/* Returns the number of records copied. Buffers in this file are static: dumps may run in a
+ * signal handler on a small alternate stack; dump_lock and spool_lock serialise their users. */
 static uint64_t copy_inherited(int fd)
 {
     /* Records the parent had spooled before the fork describe this process's history too. */
-    char buf[8192];
+    static char buf[8192];
     uint64_t off = sizeof(struct hpf_file_header);
     if (!same_file(inherit_fd, inherit_dev, inherit_ino))
         return 0; /* the program closed it and reused the number */
@@ -241,7 +242,7 @@ static int spool_open(void)
         return 0;
     if (!out_template[0])
         return -1;
-    char used[1200];
+    static char used[1200];
     int fd = create_file(out_path, used, sizeof used);
     if (fd < 0)
         return -1;
@@ -545,7 +546,7 @@ int hp_dump(int reason)
     w->len = 0;
     w->records = 0;
     int rc = 0;
-    char used[1200];
+    static char used[1200];
     hp_lock(&spool_lock);
     if (reason == HPF_DUMP_EXIT) {
         /* The exit profile continues the spool file, which already holds evicted HIBs. */
@@ -560,7 +561,7 @@ int hp_dump(int reason)
         hp_strlcpy(used, out_path, sizeof used);
         exit_dumped = 1;
     } else {
-        char path[1200];
+        static char path[1200];
         hp_fmt(path, sizeof path, "%s.%u", out_path, dump_seq + 1);
         w->fd = create_file(path, used, sizeof used);
         if (w->fd < 0) {
@@ -574,7 +575,7 @@ int hp_dump(int reason)
         if (spool_fd >= 0) {
             /* Self-contained: copy the evicted HIBs spooled so far. */
             w_flush(w);
-            char buf[8192];
+            static char buf[8192];
             long off = sizeof(struct hpf_file_header);
             long r;
             while ((r = syscall(SYS_pread64, spool_fd, buf, sizeof buf, off)) > 0) {

@@ -65,7 +65,11 @@ uint64_t hp_profile_slack_bound(void); /* bound on the error of the peak figures
 /* ---- stacks (stack.c) ---- */
 void hp_stack_init(void);
 void hp_stack_late_init(void); /* after libc is up: may dlopen libunwind */
-/* Innermost first, shim frames dropped. Returns the depth; *truncated set when cut. */
+void hp_stack_fork_child(void);
+/* Innermost first, shim frames dropped. Returns the depth; *truncated set when cut. pcs must
+ * have room for max + HP_STACK_SLACK entries (unwinders that cannot skip the shim's own frames
+ * write them first). */
+#define HP_STACK_SLACK 16
 int hp_stack_capture(uintptr_t *pcs, int max, int *truncated);
 void hp_maps_refresh(int force);
 int hp_is_exec(uintptr_t pc);

@@ -74,6 +74,7 @@ static void fork_parent(void)
 static void fork_child(void)
 {
     hp_meta_fork_child();
+    hp_stack_fork_child();
     if (hp_profiling) {
         hp_dump_fork_child(); /* first: the child's spool must exist before anything evicts */
         hp_profile_fork_child();

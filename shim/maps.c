@@ -2,6 +2,7 @@
  * than the buffer (a path near PATH_MAX) is skipped rather than misparsed. */
 #include "maps.h"
 #include "util.h"
+#include "lock.h"
 
 #include <fcntl.h>
 #include <sys/syscall.h>
@@ -67,12 +68,16 @@ int hp_maps_parse_line(char *line, struct hp_mapping *m)
     return 0;
 }
 
+/* One reader at a time: the buffer is static because callers may run on small stacks. */
+static hp_lock_t maps_lock = HP_LOCK_INIT;
+
 int hp_maps_foreach(int (*fn)(const struct hp_mapping *, void *), void *arg)
 {
     int fd = (int)hp_sys_open("/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
     if (fd < 0)
         return -1;
-    char buf[8192];
+    static char buf[8192];
+    hp_lock(&maps_lock);
     size_t have = 0;
     int skipping = 0, stop = 0;
     for (;;) {
@@ -106,6 +111,9 @@ int hp_maps_foreach(int (*fn)(const struct hp_mapping *, void *), void *arg)
         if (r == 0)
             break;
     }
+    hp_unlock(&maps_lock);
     syscall(SYS_close, fd);
     return 0;
 }
+
+void hp_maps_fork_child(void) { hp_lock_reset(&maps_lock); }

@@ -18,4 +18,7 @@ int hp_maps_foreach(int (*fn)(const struct hp_mapping *, void *), void *arg);
 /* Parse one maps line (without the newline) into m; path points into line. 0 on success. */
 int hp_maps_parse_line(char *line, struct hp_mapping *m);
 
+/* In a forked child: the lock may have been held by a thread that no longer exists. */
+void hp_maps_fork_child(void);
+
 #endif

@@ -294,6 +294,7 @@ struct scache_entry {
 
 struct hp_thread {
     struct scache_entry scache[SCACHE_SIZE];
+    uintptr_t pcs[256 + HP_STACK_SLACK]; /* capture buffer (see hp_stack_capture) */
     hp_lock_t lock;
     int alive;
     uint64_t allocs, frees, bytes; /* not yet added to hp_prof's totals */
@@ -621,13 +622,17 @@ uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu)
         return 0;
     }
     tl->depth = 1;
-    uintptr_t pcs[256];
+    /* The frame buffer lives in the thread's state, not on the stack: allocations happen on
+     * small stacks too (sigaltstack handlers, PTHREAD_STACK_MIN threads). */
+    struct hp_thread *t = thread_get();
+    uintptr_t small[16];
+    uintptr_t *pcs = t ? t->pcs : small;
+    int max = t ? (int)hp_opt.stack_depth : (int)(sizeof small / sizeof small[0]);
     int truncated = 0;
-    int n = hp_stack_capture(pcs, (int)hp_opt.stack_depth, &truncated);
+    int n = hp_stack_capture(pcs, max, &truncated);
     if (truncated)
         hp_count(&hp_counters.truncated_stacks);
     uint64_t h = hash_stack(pcs, n);
-    struct hp_thread *t = thread_get();
     struct hp_ctx *c = NULL;
     struct scache_entry *se = t ? &t->scache[h & (SCACHE_SIZE - 1)] : NULL;
     if (se && se->hash == h && se->ctx) {

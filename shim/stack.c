@@ -226,18 +226,21 @@ static int use_cfi;
 
 static int capture_unwind(uintptr_t *pcs, int max, int *truncated)
 {
-    void *buf[320];
-    int got = unw_backtrace_fn(buf, (int)(sizeof buf / sizeof buf[0]));
-    int n = 0, i = 0;
-    while (i < got && in_shim((uintptr_t)buf[i]))
-        i++;
-    for (; i < got; i++) {
-        if (n == max) {
-            *truncated = 1;
-            break;
-        }
-        pcs[n++] = (uintptr_t)buf[i];
+    /* Into the caller's buffer (no large array on a possibly small stack), then drop the
+     * shim's frames from the front. */
+    int got = unw_backtrace_fn((void **)pcs, max + HP_STACK_SLACK);
+    int skip = 0;
+    while (skip < got && in_shim(pcs[skip]))
+        skip++;
+    int n = got - skip;
+    if (n > max) {
+        n = max;
+        *truncated = 1;
+    } else if (got == max + HP_STACK_SLACK) {
+        *truncated = 1;
     }
+    for (int i = 0; i < n; i++)
+        pcs[i] = pcs[i + skip];
     return n;
 }
 
@@ -248,6 +251,12 @@ int hp_stack_capture(uintptr_t *pcs, int max, int *truncated)
     if (unw_backtrace_fn)
         return capture_unwind(pcs, max, truncated);
     return capture_fp(pcs, max, truncated);
+}
+
+void hp_stack_fork_child(void)
+{
+    hp_lock_reset(&refresh_lock);
+    hp_maps_fork_child();
 }
 
 void hp_stack_init(void)
