@@ -4,7 +4,7 @@
 # Usage: sh bench/run.sh [--no-shim]     (from the repository root; `make bench` runs it)
 # Knobs (environment): BENCH_REPS=3 BENCH_EVENTS=5000000 BENCH_TIMEOUT=300
 #   BENCH_WORKLOADS="ab1 ab2 ab1-nofp ab2-nofp sqlite3 python3"
-#   BENCH_CONFIGS="bare shim shim-lu heaptrack heaptrack-raw"
+#   BENCH_CONFIGS="bare shim shim-fp shim-lu heaptrack heaptrack-raw"  (shim: default unwinder)
 #   BENCH_HT_VMEM_KB=4194304 (address-space cap for heaptrack runs: its interpreter can run away)
 # Results: the tables go to stdout and build/bench/results.txt; logs of failed runs to
 # build/bench/logs/. Timings are wall seconds, best of BENCH_REPS; RSS is from the best run.
@@ -18,7 +18,7 @@ REPS=${BENCH_REPS:-3}
 EVENTS=${BENCH_EVENTS:-5000000}
 TIMEOUT=${BENCH_TIMEOUT:-300}
 WORKLOADS=${BENCH_WORKLOADS:-"ab1 ab2 ab1-nofp ab2-nofp sqlite3 python3"}
-CONFIGS=${BENCH_CONFIGS:-"bare shim shim-lu heaptrack heaptrack-raw"}
+CONFIGS=${BENCH_CONFIGS:-"bare shim shim-fp shim-lu heaptrack heaptrack-raw"}
 HT_VMEM_KB=${BENCH_HT_VMEM_KB:-4194304}
 PY=/usr/bin/python3
 
@@ -36,7 +36,7 @@ done
 if [ $USE_SHIM = 1 ]; then
     [ -f "$SHIM" ] || die "$SHIM is missing: build it first (make shim), or pass --no-shim to measure only bare and heaptrack"
 else
-    CONFIGS=$(echo " $CONFIGS " | sed 's/ shim-lu / /; s/ shim / /')
+    CONFIGS=$(echo " $CONFIGS " | sed 's/ shim-lu / /; s/ shim-fp / /; s/ shim / /')
     CONFIGS=$(echo $CONFIGS)
 fi
 for tool in /usr/bin/time timeout awk date; do
@@ -109,6 +109,8 @@ run_once() {
     case $cfg in
     bare) set -- env $WL_ENV $WL_CMD ;;
     shim) set -- env $WL_ENV LD_PRELOAD="$SHIM" HEAPPROF_OPTIONS="output=$dir/%p.hpf" $WL_CMD ;;
+    shim-fp) set -- env $WL_ENV LD_PRELOAD="$SHIM" \
+        HEAPPROF_OPTIONS="output=$dir/%p.hpf:unwinder=fp" $WL_CMD ;;
     shim-lu) set -- env $WL_ENV LD_PRELOAD="$SHIM" \
         HEAPPROF_OPTIONS="output=$dir/%p.hpf:unwinder=libunwind" $WL_CMD ;;
     heaptrack) set -- sh -c 'ulimit -v "$0" && exec "$@"' "$HT_VMEM_KB" \
@@ -276,57 +278,62 @@ scaling() {
     echo "OVER marks a miss; short: under 3 frames per allocation recorded, not judged"
     echo "load average before: $LOAD0, after: $LOAD1; measuring took ${ELAPSED}s"
     echo
-    printf '%-9s | %-7s | %-19s | %-19s | %-17s | %-17s\n' workload bare shim shim+libunwind \
-        heaptrack "heaptrack -r"
-    printf '%s\n' "----------+---------+---------------------+---------------------+-------------------+------------------"
+    printf '%-9s | %-7s | %-19s | %-19s | %-19s | %-17s | %-17s\n' workload bare \
+        "shim (default)" "shim unwinder=fp" shim+libunwind heaptrack "heaptrack -r"
+    printf '%s\n' "----------+---------+---------------------+---------------------+---------------------+-------------------+------------------"
     for wl in $WORKLOADS; do
         b=$(best "$wl" bare)
         case $b in FAIL | -) bt=$b ;; *) bt="$(field "$b" 1)s" ;; esac
-        printf '%-9s | %-7s | %-19s | %-19s | %-17s | %-17s\n' "$wl" "$bt" \
-            "$(cell_time "$wl" shim "$(target "$wl")")" "$(cell_time "$wl" shim-lu "$(target "$wl")")" \
+        printf '%-9s | %-7s | %-19s | %-19s | %-19s | %-17s | %-17s\n' "$wl" "$bt" \
+            "$(cell_time "$wl" shim "$(target "$wl")")" "$(cell_time "$wl" shim-fp "$(target "$wl")")" \
+            "$(cell_time "$wl" shim-lu "$(target "$wl")")" \
             "$(cell_time "$wl" heaptrack "")" "$(cell_time "$wl" heaptrack-raw "")"
     done
     echo
     echo "CPU time (user+sys of all processes, best of $REPS); less disturbed by other load than wall"
-    printf '%-9s | %-7s | %-19s | %-19s | %-17s | %-17s\n' workload bare shim shim+libunwind \
-        heaptrack "heaptrack -r"
-    printf '%s\n' "----------+---------+---------------------+---------------------+-------------------+------------------"
+    printf '%-9s | %-7s | %-19s | %-19s | %-19s | %-17s | %-17s\n' workload bare \
+        "shim (default)" "shim unwinder=fp" shim+libunwind heaptrack "heaptrack -r"
+    printf '%s\n' "----------+---------+---------------------+---------------------+---------------------+-------------------+------------------"
     for wl in $WORKLOADS; do
         b=$(best "$wl" bare)
         case $b in FAIL | -) bt=$b ;; *) bt="$(field "$b" 4)s" ;; esac
-        printf '%-9s | %-7s | %-19s | %-19s | %-17s | %-17s\n' "$wl" "$bt" \
-            "$(cell_cpu "$wl" shim)" "$(cell_cpu "$wl" shim-lu)" \
+        printf '%-9s | %-7s | %-19s | %-19s | %-19s | %-17s | %-17s\n' "$wl" "$bt" \
+            "$(cell_cpu "$wl" shim)" "$(cell_cpu "$wl" shim-fp)" "$(cell_cpu "$wl" shim-lu)" \
             "$(cell_cpu "$wl" heaptrack)" "$(cell_cpu "$wl" heaptrack-raw)"
     done
     echo
     echo "stacks recorded by the shim (first good run): distinct contexts, mean frames per"
     echo "allocation, allocations without a stack"
-    printf '%-9s | %-36s | %-36s\n' workload "shim (fp)" "shim+libunwind"
-    printf '%s\n' "----------+--------------------------------------+-------------------------------------"
+    printf '%-9s | %-34s | %-34s | %-34s\n' workload "shim (default)" "shim unwinder=fp" "shim+libunwind"
+    printf '%s\n' "----------+------------------------------------+------------------------------------+-----------------------------------"
     for wl in $WORKLOADS; do
-        printf '%-9s | %-36s | %-36s\n' "$wl" "$(cell_stats "$wl" shim)" "$(cell_stats "$wl" shim-lu)"
+        printf '%-9s | %-34s | %-34s | %-34s\n' "$wl" "$(cell_stats "$wl" shim)" \
+            "$(cell_stats "$wl" shim-fp)" "$(cell_stats "$wl" shim-lu)"
     done
     echo
     echo "peak RSS (max RSS of the largest process; for heaptrack that may be its interpreter)" \
         "and profile size"
-    printf '%-9s | %-9s | %-9s | %-9s | %-9s | %-11s | %-11s | %-11s | %-11s\n' workload \
-        "RSS bare" "RSS shim" "RSS s+lu" "RSS ht" "prof shim" "prof s+lu" "heaptrack" "ht -r"
-    printf '%s\n' "----------+-----------+-----------+-----------+-----------+-------------+-------------+-------------+------------"
+    printf '%-9s | %-9s | %-9s | %-9s | %-9s | %-9s | %-9s | %-9s | %-9s | %-9s | %-9s\n' \
+        workload "RSS bare" "RSS shim" "RSS s+fp" "RSS s+lu" "RSS ht" \
+        "prof shim" "prof s+fp" "prof s+lu" "heaptrack" "ht -r"
+    printf '%s\n' "----------+-----------+-----------+-----------+-----------+-----------+-----------+-----------+-----------+-----------+----------"
     for wl in $WORKLOADS; do
-        printf '%-9s | %-9s | %-9s | %-9s | %-9s | %-11s | %-11s | %-11s | %-11s\n' "$wl" \
-            "$(cell_rss "$wl" bare)" "$(cell_rss "$wl" shim)" "$(cell_rss "$wl" shim-lu)" \
-            "$(cell_rss "$wl" heaptrack)" "$(cell_size "$wl" shim)" "$(cell_size "$wl" shim-lu)" \
-            "$(cell_size "$wl" heaptrack)" "$(cell_size "$wl" heaptrack-raw)"
+        printf '%-9s | %-9s | %-9s | %-9s | %-9s | %-9s | %-9s | %-9s | %-9s | %-9s | %-9s\n' \
+            "$wl" "$(cell_rss "$wl" bare)" "$(cell_rss "$wl" shim)" "$(cell_rss "$wl" shim-fp)" \
+            "$(cell_rss "$wl" shim-lu)" "$(cell_rss "$wl" heaptrack)" "$(cell_size "$wl" shim)" \
+            "$(cell_size "$wl" shim-fp)" "$(cell_size "$wl" shim-lu)" "$(cell_size "$wl" heaptrack)" \
+            "$(cell_size "$wl" heaptrack-raw)"
     done
     echo
     echo "thread scaling: 2-thread wall time / 1-thread wall time (each thread does the same work;"
     echo "1.00 is perfect scaling on 2 cores)"
-    printf '%-10s | %-5s | %-5s | %-7s | %-9s | %-12s\n' binary bare shim shim+lu heaptrack "heaptrack -r"
+    printf '%-10s | %-5s | %-5s | %-7s | %-7s | %-9s | %-12s\n' binary bare shim shim+fp shim+lu \
+        heaptrack "heaptrack -r"
     for v in "" -nofp; do
         case " $WORKLOADS " in *" ab1$v "*) ;; *) continue ;; esac
         case " $WORKLOADS " in *" ab2$v "*) ;; *) continue ;; esac
-        printf '%-10s | %-5s | %-5s | %-7s | %-9s | %-12s\n' "ab$v" \
-            "$(scaling bare ab1$v ab2$v)" "$(scaling shim ab1$v ab2$v)" \
+        printf '%-10s | %-5s | %-5s | %-7s | %-7s | %-9s | %-12s\n' "ab$v" \
+            "$(scaling bare ab1$v ab2$v)" "$(scaling shim ab1$v ab2$v)" "$(scaling shim-fp ab1$v ab2$v)" \
             "$(scaling shim-lu ab1$v ab2$v)" "$(scaling heaptrack ab1$v ab2$v)" \
             "$(scaling heaptrack-raw ab1$v ab2$v)"
     done
