@@ -42,8 +42,9 @@ RUNIT_BINS := $(patsubst report/test/%.c,$(BUILD)/runit/%,$(RUNIT_SRCS))
 PROG_SRCS  := $(wildcard test/progs/*.c) $(wildcard test/progs/*.cc)
 
 .PHONY: all check unit integration progs bench clean shim report demo
-demo: $(BUILD)/demo
+.DEFAULT_GOAL := all
 all: $(BUILD)/libheapprof_shim.so $(BUILD)/heapprof-report $(BUILD)/demo
+demo: $(BUILD)/demo
 
 shim: $(BUILD)/libheapprof_shim.so
 report: $(BUILD)/heapprof-report
