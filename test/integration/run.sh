@@ -2,7 +2,8 @@
 # Integration tests of the core shim: runs the hard-case programs of build/progs and a set of real
 # programs bare and under LD_PRELOAD=build/libheapprof_shim.so, comparing exit status and stdout.
 # Prints "ok NAME" / "FAIL NAME: reason" / "skip NAME: reason" per test and "N passed, M failed".
-# The gcc builds run again under unwinder=libunwind, backend=glibc and profile=0 (opt-*/NAME).
+# The gcc builds run again under unwinder=fp, unwinder=libunwind, backend=glibc and profile=0
+# (opt-*/NAME: the default is the cfi unwinder on the next backend).
 # Usage (from anywhere): sh test/integration/run.sh [NAME-GLOB...]   e.g. 'gcc/t_fork' 'real/*'
 # HEAPPROF_SHIM=path overrides the library under test (e.g. to try the harness with another one).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -29,9 +30,19 @@ passed=0 failed=0 skipped=0
 EXTRA_OPTS="" # more shim options for the current pass (see the option passes at the end)
 FILTER=("$@")
 
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
-skip() { echo "skip $1: $2"; skipped=$((skipped + 1)); }
+# HEAPPROF_IT_TIMES=1 appends each test's wall time, to find the slow ones.
+t_last=$(date +%s%N)
+took=""
+stamp() {
+    [ "${HEAPPROF_IT_TIMES:-0}" = 1 ] || return 0
+    local now
+    now=$(date +%s%N)
+    took=" [$(((now - t_last) / 1000000)) ms]"
+    t_last=$now
+}
+ok() { stamp; echo "ok $1$took"; passed=$((passed + 1)); }
+bad() { stamp; echo "FAIL $1: $2$took"; failed=$((failed + 1)); }
+skip() { stamp; echo "skip $1: $2$took"; skipped=$((skipped + 1)); }
 
 # wanted NAME: true when NAME matches one of the command-line globs (or there are none).
 wanted() {
@@ -280,7 +291,7 @@ for n in $(prog_names); do
 done
 
 # The same programs (gcc builds) under non-default shim configurations.
-for opts in unwinder=libunwind backend=glibc profile=0; do
+for opts in unwinder=fp unwinder=libunwind backend=glibc profile=0; do
     EXTRA_OPTS=$opts
     for n in $(prog_names); do
         [ "$n" = t_double_free ] || prog_test gcc "$n" "opt-$opts"

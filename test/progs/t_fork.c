@@ -10,7 +10,7 @@
 #include "testutil.h"
 
 #define NBUSY 4
-#define NFORKS 100
+#define NFORKS 60
 
 static atomic_int stop;
 static atomic_int busy_failed;
