@@ -622,6 +622,13 @@ void hp_dump_at_exit(void)
 {
     if (exit_dumped || !hp_profiling)
         return;
+    if (hp_tls.depth) {
+        /* exit() from a signal handler that interrupted this thread inside the shim: the
+         * shim's locks it holds would deadlock the dump. */
+        hp_error("exit() was called while this thread was inside the allocator (from a signal "
+                 "handler?); no exit profile written");
+        return;
+    }
     hp_dump(HPF_DUMP_EXIT);
 }
 
