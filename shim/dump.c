@@ -109,14 +109,19 @@ static void w_string(struct writer *w, const char *s, size_t len)
     w_pad(w, len, 4);
 }
 
+static void file_header(struct hpf_file_header *fh)
+{
+    memset(fh, 0, sizeof *fh);
+    memcpy(fh->magic, HPF_MAGIC, 8);
+    fh->version = HPF_VERSION;
+    fh->header_size = sizeof *fh;
+    fh->endian_check = HPF_ENDIAN_CHECK;
+}
+
 static void w_file_header(struct writer *w)
 {
     struct hpf_file_header fh;
-    memset(&fh, 0, sizeof fh);
-    memcpy(fh.magic, HPF_MAGIC, 8);
-    fh.version = HPF_VERSION;
-    fh.header_size = sizeof fh;
-    fh.endian_check = HPF_ENDIAN_CHECK;
+    file_header(&fh);
     w_bytes(w, &fh, sizeof fh);
 }
 
@@ -247,11 +252,7 @@ static int spool_open(void)
     if (fd < 0)
         return -1;
     struct hpf_file_header fh;
-    memset(&fh, 0, sizeof fh);
-    memcpy(fh.magic, HPF_MAGIC, 8);
-    fh.version = HPF_VERSION;
-    fh.header_size = sizeof fh;
-    fh.endian_check = HPF_ENDIAN_CHECK;
+    file_header(&fh);
     hp_write_all(fd, &fh, sizeof fh);
     if (inherit_fd >= 0)
         spool_records = copy_inherited(fd);
