@@ -23,6 +23,7 @@ enum { REG_RBP = 6, REG_RSP = 7, REG_RA = 16 };
 #define R_CFA_RBP (1ull << 56)
 #define R_RBP_SAVED (1ull << 57)
 #define R_VALID (1ull << 58)
+#define R_IN_OBJECT (1ull << 59) /* not unwindable, but the address is in a loaded object */
 
 static inline uint64_t rule_pack(int32_t cfa_off, int cfa_rbp, int rbp_saved, int32_t rbp_off, int32_t ra_off)
 {
@@ -326,13 +327,24 @@ static int run_cfa(const uint8_t *p, const uint8_t *end, const struct cie_info *
     return c.bad ? -1 : 0;
 }
 
-/* Decode the rule for code address pc (a return address minus one). 0: cannot unwind. */
+static uint64_t decode_in_object(const struct dl_find_object *fo, uint64_t pc);
+
+/* Decode the rule for code address pc (a return address minus one): 0 when pc is in no loaded
+ * object, R_IN_OBJECT when it is but cannot be unwound through. */
 static uint64_t decode_rule(uint64_t pc)
 {
     struct dl_find_object fo;
-    if (_dl_find_object((void *)(uintptr_t)pc, &fo) != 0 || !fo.dlfo_eh_frame)
+    if (_dl_find_object((void *)(uintptr_t)pc, &fo) != 0)
         return 0;
-    const uint8_t *fde = find_fde(fo.dlfo_eh_frame, pc);
+    if (!fo.dlfo_eh_frame)
+        return R_IN_OBJECT;
+    uint64_t r = decode_in_object(&fo, pc);
+    return r ? r : R_IN_OBJECT;
+}
+
+static uint64_t decode_in_object(const struct dl_find_object *fo, uint64_t pc)
+{
+    const uint8_t *fde = find_fde(fo->dlfo_eh_frame, pc);
     if (!fde)
         return 0;
     uint32_t len32, cie_off;
@@ -374,7 +386,7 @@ static uint64_t decode_rule(uint64_t pc)
 /* Open addressing, keyed by pc; a slot's rule is stored before its key is published. A full
  * neighbourhood just means decoding again; entries are never removed (code unloaded by dlclose
  * leaves stale rules for addresses that no return address points to any more). */
-#define CACHE_SLOTS (1u << 16)
+#define CACHE_SLOTS (1u << 16) /* (pc * K) >> 48 indexes it directly */
 #define PROBES 8
 
 struct slot {
@@ -391,9 +403,20 @@ void hp_cfi_init(void)
 
 #define BUSY (1ull << 63) /* a slot being filled; user-space addresses never have this bit */
 
-static uint64_t rule_for(uint64_t pc)
+static __attribute__((noinline)) uint64_t rule_slow(uint64_t pc, uint64_t h);
+
+/* The common case, a hit in the first slot, inline; everything else out of line. */
+static inline __attribute__((always_inline)) uint64_t rule_for(uint64_t pc)
 {
     uint64_t h = (pc * 0x9e3779b97f4a7c15ull) >> 48;
+    const struct slot *s = &cache[h];
+    if (HP_LIKELY(__atomic_load_n(&s->pc, __ATOMIC_ACQUIRE) == pc))
+        return s->rule;
+    return rule_slow(pc, h);
+}
+
+static uint64_t rule_slow(uint64_t pc, uint64_t h)
+{
     for (unsigned i = 0; i < PROBES; i++) {
         struct slot *s = &cache[(h + i) & (CACHE_SLOTS - 1)];
         uint64_t k = __atomic_load_n(&s->pc, __ATOMIC_ACQUIRE);
@@ -421,43 +444,46 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
     int n = 0;
     if (!cache)
         return 0;
-    while (ip) {
+    uint64_t r = rule_for(ip - 1);
+    for (;;) {
         if (n == max) {
             *truncated = 1;
             break;
         }
         pcs[n++] = ip;
-        uint64_t r = rule_for(ip - 1);
-        if (!(r & R_VALID)) {
+        uintptr_t nip, nsp, nbp = bp;
+        if (r & R_VALID) {
+            int32_t cfa_off = (int32_t)(uint32_t)r;
+            uintptr_t cfa = ((r & R_CFA_RBP) ? bp : sp) + (intptr_t)cfa_off;
+            uintptr_t ra_at = cfa + (intptr_t)(int8_t)(r >> 48);
+            if (cfa <= sp || cfa > stack_hi || ra_at < sp || ra_at + 8 > stack_hi)
+                break;
+            if (r & R_RBP_SAVED) {
+                uintptr_t at = cfa + (intptr_t)(int16_t)(r >> 32);
+                if (at < sp || at + 8 > stack_hi)
+                    break;
+                nbp = *(const uintptr_t *)at;
+            }
+            nip = *(const uintptr_t *)ra_at;
+            nsp = cfa;
+        } else {
             /* No call frame information (JIT code, hand-written assembly): such code usually
              * keeps frame pointers, so try one frame-pointer step, checked like the rest. */
             if (bp <= sp || bp >= stack_hi || stack_hi - bp < 16 || (bp & 7))
                 break;
-            ip = ((const uintptr_t *)bp)[1];
-            sp = bp + 16;
-            bp = ((const uintptr_t *)bp)[0];
-            if (!hp_is_exec(ip))
-                break;
-            continue;
+            nip = ((const uintptr_t *)bp)[1];
+            nsp = bp + 16;
+            nbp = ((const uintptr_t *)bp)[0];
         }
-        int32_t cfa_off = (int32_t)(uint32_t)r;
-        uintptr_t cfa = ((r & R_CFA_RBP) ? bp : sp) + (intptr_t)cfa_off;
-        int8_t ra_off = (int8_t)(r >> 48);
-        uintptr_t ra_at = cfa + (intptr_t)ra_off;
-        if (cfa <= sp || cfa > stack_hi || ra_at < sp || ra_at + 8 > stack_hi)
+        /* The next frame counts only if its address is code: it has call frame information
+         * (found through the loader's own object list, so objects loaded a moment ago count),
+         * or lies in an executable mapping. */
+        r = nip > 4096 ? rule_for(nip - 1) : 0;
+        if (!(r & (R_VALID | R_IN_OBJECT)) && !hp_is_exec_mapping(nip))
             break;
-        uintptr_t next_bp = bp;
-        if (r & R_RBP_SAVED) {
-            uintptr_t at = cfa + (intptr_t)(int16_t)(r >> 32);
-            if (at < sp || at + 8 > stack_hi)
-                break;
-            next_bp = *(const uintptr_t *)at;
-        }
-        ip = *(const uintptr_t *)ra_at;
-        sp = cfa;
-        bp = next_bp;
-        if (!hp_is_exec(ip))
-            break;
+        ip = nip;
+        sp = nsp;
+        bp = nbp;
     }
     return n;
 }

@@ -72,7 +72,8 @@ void hp_stack_fork_child(void);
 #define HP_STACK_SLACK 16
 int hp_stack_capture(uintptr_t *pcs, int max, int *truncated);
 void hp_maps_refresh(int force);
-int hp_is_exec(uintptr_t pc);
+int hp_is_exec(uintptr_t pc);          /* in an executable mapping or a loaded object */
+int hp_is_exec_mapping(uintptr_t pc);  /* in the executable mappings of /proc/self/maps */
 
 /* ---- dumps (dump.c) ---- */
 void hp_dump_init(void);      /* output path, signal handler, interval thread */

@@ -85,6 +85,20 @@ static __thread struct {
 
 int hp_is_exec(uintptr_t pc)
 {
+    if (hp_is_exec_mapping(pc))
+        return 1;
+#if defined(__x86_64__) || defined(__aarch64__)
+    /* Not in the table: maybe an object loaded since it was built. The loader's own lookup
+     * takes no lock and knows every object at once. */
+    struct dl_find_object fo;
+    if (_dl_find_object((void *)pc, &fo) == 0)
+        return 1;
+#endif
+    return 0;
+}
+
+int hp_is_exec_mapping(uintptr_t pc)
+{
     uint32_t gen = __atomic_load_n(&exec_gen, __ATOMIC_ACQUIRE);
     if (HP_LIKELY(hit_cache.gen == gen)) {
         if (pc >= hit_cache.start[0] && pc < hit_cache.end[0])
