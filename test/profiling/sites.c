@@ -35,8 +35,9 @@ static void sleep_ms(int ms)
 NOINLINE void site_short(void)
 {
     for (int i = 0; i < 1000; i++) {
-        sink = malloc(100);
-        free(sink);
+        void *p = malloc(100);
+        sink = p;
+        free(p);
     }
 }
 
@@ -66,10 +67,11 @@ NOINLINE void site_long_free(void)
 NOINLINE void site_aligned(void)
 {
     for (int i = 0; i < 100; i++) {
-        sink = aligned_alloc(64, 256);
-        if (((unsigned long)sink & 63) != 0)
+        void *p = aligned_alloc(64, 256);
+        sink = p;
+        if (((unsigned long)p & 63) != 0)
             abort();
-        free(sink);
+        free(p);
     }
 }
 
@@ -99,8 +101,9 @@ NOINLINE void site_realloc(void)
 NOINLINE void site_thread(void)
 {
     for (int i = 0; i < 1000; i++) {
-        sink = malloc(48);
-        free(sink);
+        void *p = malloc(48); /* threads share `sink`: free what this thread allocated */
+        sink = p;
+        free(p);
     }
 }
 
@@ -128,8 +131,9 @@ NOINLINE void site_after_peak(void **v)
 NOINLINE void site_child(void)
 {
     for (int i = 0; i < 7; i++) {
-        sink = malloc(777);
-        free(sink);
+        void *p = malloc(777);
+        sink = p;
+        free(p);
     }
 }
 

@@ -13,6 +13,7 @@
 
 static ucontext_t main_ctx, co_ctx;
 void *volatile sink;
+void *volatile handler_sink; /* the handler's own: it may interrupt main between malloc and free */
 static volatile int ticks;
 
 __attribute__((noinline)) void co_alloc(void)
@@ -31,7 +32,7 @@ static void on_alarm(int sig)
 {
     (void)sig;
     void *p = malloc(64);
-    sink = p;
+    handler_sink = p;
     free(p);
     ticks++;
 }
@@ -66,8 +67,9 @@ int main(void)
     struct itimerval it = {{0, 1000}, {0, 1000}};
     setitimer(ITIMER_REAL, &it, NULL);
     for (long i = 0; ticks < 50 && i < 200000000; i++) {
-        sink = malloc(40);
-        free(sink);
+        void *p = malloc(40);
+        sink = p;
+        free(p);
     }
     it.it_value.tv_usec = it.it_interval.tv_usec = 0;
     setitimer(ITIMER_REAL, &it, NULL);
