@@ -40,7 +40,7 @@ START_TEST(test_defaults)
     ck_assert_int_eq(o.profile, 1);
     ck_assert_uint_eq(o.fault_after, 0);
     ck_assert_str_eq(o.backend, "next");
-    ck_assert_str_eq(o.unwinder, "fp");
+    ck_assert_str_eq(o.unwinder, "cfi");
 }
 END_TEST
 
