@@ -438,17 +438,70 @@ static uint64_t rule_slow(uint64_t pc, uint64_t h)
     return decode_rule(pc);
 }
 
+/* Frames j.. of the previous walk still describe the stack (see struct hp_walk_cache). */
+static int suffix_holds(const struct hp_walk_cache *wc, int j)
+{
+    for (int k = j; k < wc->n; k++) {
+        const struct hp_walk_frame *f = &wc->buf[wc->cur][k];
+        if (f->slot1 && *(const uintptr_t *)f->slot1 != f->val1)
+            return 0;
+        if (f->slot2 && *(const uintptr_t *)f->slot2 != f->val2)
+            return 0;
+    }
+    return 1;
+}
+
 int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs, int max,
-                int *truncated)
+                int *truncated, struct hp_walk_cache *wc)
 {
     int n = 0;
     if (!cache)
         return 0;
+    /* The previous walk is usable only on the same stack; j follows its frames by stack
+     * pointer (both walks go up the stack). */
+    int j = wc && wc->n && wc->stack_hi == stack_hi ? 0 : -1;
+    const struct hp_walk_frame *old = wc ? wc->buf[wc->cur] : NULL;
+    struct hp_walk_frame *now = wc ? wc->buf[!wc->cur] : NULL;
     uint64_t r = rule_for(ip - 1);
     for (;;) {
+        if (j >= 0) {
+            while (j < wc->n && old[j].sp < sp)
+                j++;
+            if (j < wc->n && old[j].sp == sp && old[j].ip == ip && old[j].bp == bp &&
+                suffix_holds(wc, j)) {
+                /* The rest is the previous walk's: copy it, and keep this walk (its own top,
+                 * then the reused frames) for the next one. */
+                int rest = wc->n - j;
+                int trunc = wc->truncated;
+                if (rest > max - n) {
+                    rest = max - n;
+                    trunc = 1;
+                }
+                for (int k = 0; k < rest; k++)
+                    pcs[n + k] = old[j + k].ip;
+                int keep = wc->n - j;
+                if (n + keep <= HP_WALK_MAX) {
+                    for (int k = 0; k < keep; k++)
+                        now[n + k] = old[j + k];
+                    wc->n = n + keep;
+                    wc->cur = !wc->cur;
+                } else {
+                    wc->n = 0;
+                }
+                *truncated = trunc;
+                return n + rest;
+            }
+        }
         if (n == max) {
             *truncated = 1;
             break;
+        }
+        struct hp_walk_frame *wf = now && n < HP_WALK_MAX ? &now[n] : NULL;
+        if (wf) {
+            wf->ip = ip;
+            wf->sp = sp;
+            wf->bp = bp;
+            wf->slot1 = wf->slot2 = 0;
         }
         pcs[n++] = ip;
         uintptr_t nip, nsp, nbp = bp;
@@ -463,8 +516,16 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
                 if (at < sp || at + 8 > stack_hi)
                     break;
                 nbp = *(const uintptr_t *)at;
+                if (wf) {
+                    wf->slot2 = at;
+                    wf->val2 = nbp;
+                }
             }
             nip = *(const uintptr_t *)ra_at;
+            if (wf) {
+                wf->slot1 = ra_at;
+                wf->val1 = nip;
+            }
             nsp = cfa;
         } else {
             /* No call frame information (JIT code, hand-written assembly): such code usually
@@ -474,6 +535,12 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
             nip = ((const uintptr_t *)bp)[1];
             nsp = bp + 16;
             nbp = ((const uintptr_t *)bp)[0];
+            if (wf) {
+                wf->slot1 = bp + 8;
+                wf->val1 = nip;
+                wf->slot2 = bp;
+                wf->val2 = nbp;
+            }
         }
         /* The next frame counts only if its address is code: it has call frame information
          * (found through the loader's own object list, so objects loaded a moment ago count),
@@ -485,6 +552,12 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
         sp = nsp;
         bp = nbp;
     }
+    if (wc) {
+        wc->n = n <= HP_WALK_MAX ? n : 0;
+        wc->truncated = *truncated;
+        wc->stack_hi = stack_hi;
+        wc->cur = !wc->cur;
+    }
     return n;
 }
 
@@ -493,9 +566,9 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
 void hp_cfi_init(void) {}
 
 int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs, int max,
-                int *truncated)
+                int *truncated, struct hp_walk_cache *wc)
 {
-    (void)ip, (void)sp, (void)bp, (void)stack_hi, (void)pcs, (void)max, (void)truncated;
+    (void)ip, (void)sp, (void)bp, (void)stack_hi, (void)pcs, (void)max, (void)truncated, (void)wc;
     return 0;
 }
 

@@ -70,7 +70,8 @@ void hp_stack_fork_child(void);
  * have room for max + HP_STACK_SLACK entries (unwinders that cannot skip the shim's own frames
  * write them first). */
 #define HP_STACK_SLACK 16
-int hp_stack_capture(uintptr_t *pcs, int max, int *truncated);
+struct hp_walk_cache;
+int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc);
 void hp_maps_refresh(int force);
 int hp_is_exec(uintptr_t pc);          /* in an executable mapping or a loaded object */
 int hp_is_exec_mapping(uintptr_t pc);  /* in the executable mappings of /proc/self/maps */

@@ -8,6 +8,7 @@
  * batching is the only source of error in the peak figures (documented in docs/FORMAT.md). */
 #include "hp.h"
 #include "hib.h"
+#include "cfi.h"
 #include "meta.h"
 #include "options.h"
 #include "profile_internal.h"
@@ -295,6 +296,7 @@ struct scache_entry {
 struct hp_thread {
     struct scache_entry scache[SCACHE_SIZE];
     uintptr_t pcs[256 + HP_STACK_SLACK]; /* capture buffer (see hp_stack_capture) */
+    struct hp_walk_cache walk;           /* the previous stack walk (cfi.h) */
     hp_lock_t lock;
     int alive;
     uint64_t allocs, frees, bytes; /* not yet added to hp_prof's totals */
@@ -514,6 +516,7 @@ static struct hp_thread *thread_get(void)
     t = free_threads;
     if (t) {
         free_threads = t->next_free;
+        t->walk.n = 0; /* another thread's stack */
     } else {
         t = hp_meta_alloc(sizeof *t);
         if (t)
@@ -629,7 +632,7 @@ uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu)
     uintptr_t *pcs = t ? t->pcs : small;
     int max = t ? (int)hp_opt.stack_depth : (int)(sizeof small / sizeof small[0]);
     int truncated = 0;
-    int n = hp_stack_capture(pcs, max, &truncated);
+    int n = hp_stack_capture(pcs, max, &truncated, t ? &t->walk : NULL);
     if (truncated)
         hp_count(&hp_counters.truncated_stacks);
     uint64_t h = hash_stack(pcs, n);

@@ -220,7 +220,7 @@ static int capture_fp(uintptr_t *pcs, int max, int *truncated)
 
 /* Walk the shim's own frames (built with frame pointers) to the first frame outside it, then
  * follow the program's frames with their call frame information. */
-static int capture_cfi(uintptr_t *pcs, int max, int *truncated)
+static int capture_cfi(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc)
 {
     uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
     uintptr_t lo = fp, hi = walk_limit(fp);
@@ -228,7 +228,7 @@ static int capture_cfi(uintptr_t *pcs, int max, int *truncated)
         uintptr_t next = ((uintptr_t *)fp)[0];
         uintptr_t ret = ((uintptr_t *)fp)[1];
         if (!in_shim(ret))
-            return hp_is_exec(ret) ? hp_cfi_walk(ret, fp + 2 * sizeof(uintptr_t), next, hi, pcs, max, truncated) : 0;
+            return hp_is_exec(ret) ? hp_cfi_walk(ret, fp + 2 * sizeof(uintptr_t), next, hi, pcs, max, truncated, wc) : 0;
         if (next <= fp)
             break;
         fp = next;
@@ -258,10 +258,10 @@ static int capture_unwind(uintptr_t *pcs, int max, int *truncated)
     return n;
 }
 
-int hp_stack_capture(uintptr_t *pcs, int max, int *truncated)
+int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc)
 {
     if (use_cfi)
-        return capture_cfi(pcs, max, truncated);
+        return capture_cfi(pcs, max, truncated, wc);
     if (unw_backtrace_fn)
         return capture_unwind(pcs, max, truncated);
     return capture_fp(pcs, max, truncated);
