@@ -463,6 +463,8 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
     const struct hp_walk_frame *old = wc ? wc->buf[wc->cur] : NULL;
     struct hp_walk_frame *now = wc ? wc->buf[!wc->cur] : NULL;
     uint64_t r = rule_for(ip - 1);
+    uintptr_t memo_pc[2] = {ip, 0};
+    uint64_t memo_r[2] = {r, 0};
     for (;;) {
         if (j >= 0) {
             while (j < wc->n && old[j].sp < sp)
@@ -545,7 +547,18 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
         /* The next frame counts only if its address is code: it has call frame information
          * (found through the loader's own object list, so objects loaded a moment ago count),
          * or lies in an executable mapping. */
-        r = nip > 4096 ? rule_for(nip - 1) : 0;
+        /* Recursion and loops repeat return addresses: remember the last two rules. */
+        if (nip == memo_pc[0])
+            r = memo_r[0];
+        else if (nip == memo_pc[1])
+            r = memo_r[1];
+        else {
+            r = nip > 4096 ? rule_for(nip - 1) : 0;
+            memo_pc[1] = memo_pc[0];
+            memo_r[1] = memo_r[0];
+            memo_pc[0] = nip;
+            memo_r[0] = r;
+        }
         if (!(r & (R_VALID | R_IN_OBJECT)) && !hp_is_exec_mapping(nip))
             break;
         ip = nip;

@@ -25,13 +25,19 @@ static uint64_t bucket_mask;
 
 static uint64_t hash_stack(const uintptr_t *pcs, int n)
 {
-    /* One multiply per frame, one full mix at the end. */
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n;
-    for (int i = 0; i < n; i++) {
-        h = (h ^ pcs[i]) * 0xff51afd7ed558ccdull;
-        h = (h << 29) | (h >> 35);
+    /* Each frame is multiplied by a constant of its own position, so the products do not wait
+     * for each other (a chained hash serialises on the multiplier); one full mix at the end. */
+    uint64_t a = 0x9e3779b97f4a7c15ull ^ (uint64_t)n, b = 0;
+    int i = 0;
+    for (; i + 1 < n; i += 2) {
+        a += (pcs[i] ^ (uint64_t)i) * 0xff51afd7ed558ccdull;
+        b += (pcs[i + 1] ^ (uint64_t)i) * 0xc4ceb9fe1a85ec53ull;
+        a = (a << 23) | (a >> 41);
+        b = (b << 29) | (b >> 35);
     }
-    return hp_mix64(h);
+    if (i < n)
+        a += pcs[i] * 0x94d049bb133111ebull;
+    return hp_mix64(a ^ hp_mix64(b));
 }
 
 static int same_stack(const struct hp_ctx *c, uint64_t h, const uintptr_t *pcs, int n)

@@ -83,6 +83,32 @@ static __thread struct {
     uint32_t gen, next;
 } hit_cache __attribute__((tls_model("initial-exec")));
 
+/* Like hp_is_exec, and say which range: [*lo, *hi). */
+static int hp_exec_range(uintptr_t pc, uintptr_t *lo, uintptr_t *hi)
+{
+    int n = __atomic_load_n(&exec_n, __ATOMIC_ACQUIRE);
+    const struct range *t = __atomic_load_n(&exec_tab, __ATOMIC_ACQUIRE);
+    int l = 0, h = n - 1;
+    while (l <= h) {
+        int mid = (l + h) / 2;
+        if (pc < t[mid].start)
+            h = mid - 1;
+        else if (pc >= t[mid].end)
+            l = mid + 1;
+        else {
+            *lo = t[mid].start;
+            *hi = t[mid].end;
+            return 1;
+        }
+    }
+    if (hp_is_exec(pc)) {
+        *lo = pc; /* a loaded object outside the table: no range to remember */
+        *hi = pc + 1;
+        return 1;
+    }
+    return 0;
+}
+
 int hp_is_exec(uintptr_t pc)
 {
     if (hp_is_exec_mapping(pc))
@@ -192,14 +218,17 @@ static int capture_fp(uintptr_t *pcs, int max, int *truncated)
 {
     uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
     uintptr_t lo = fp, hi = walk_limit(fp);
+    uintptr_t code_lo = 0, code_hi = 0; /* the executable range the last frame was in */
     int n = 0, miss = 0;
     while (fp >= lo && fp < hi && hi - fp >= 2 * sizeof(uintptr_t) && !(fp & (sizeof(uintptr_t) - 1))) {
         uintptr_t next = ((uintptr_t *)fp)[0];
         uintptr_t ret = ((uintptr_t *)fp)[1];
         if (!in_shim(ret)) {
-            if (!hp_is_exec(ret)) {
-                miss = 1;
-                break;
+            if (ret - code_lo >= code_hi - code_lo) {
+                if (!hp_exec_range(ret, &code_lo, &code_hi)) {
+                    miss = 1;
+                    break;
+                }
             }
             if (n == max) {
                 *truncated = 1;
