@@ -4,6 +4,7 @@
  * program as its caller (it resolves the library search path and $ORIGIN from that). */
 #include "hp.h"
 #include "options.h"
+#include "retired.h"
 
 #include <dlfcn.h>
 
@@ -50,3 +51,13 @@ HP_EXPORT void *dlopen(const char *file, int mode)
     return real(file, mode & hp_dlopen_mask);
 }
 #endif
+
+/* dlclose: note the library first (retired.c), so frames in it can still be symbolised. */
+HP_EXPORT int dlclose(void *handle)
+{
+    static int (*real)(void *);
+    if (!real)
+        real = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+    hp_retire_note(handle);
+    return real(handle);
+}

@@ -10,6 +10,7 @@
 #include "meta.h"
 #include "options.h"
 #include "profile_internal.h"
+#include "retired.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -396,6 +397,30 @@ static int module_line(const struct hp_mapping *mp, void *arg)
 
 static struct module_acc macc;
 
+/* Libraries closed since start whose code is not mapped any more (retired.c). The maps table
+ * was refreshed at the start of this dump. */
+static void write_retired(struct writer *w)
+{
+    for (const struct hp_retired *r = hp_retired_list(); r; r = r->next) {
+        int mapped = 0;
+        for (uint32_t i = 0; i < r->nsegs && !mapped; i++)
+            mapped = hp_is_exec_mapping(r->segs[i].start) || hp_is_exec_mapping(r->segs[i].end - 1);
+        if (mapped)
+            continue;
+        size_t plen = hp_strlen(r->path);
+        uint64_t size = sizeof(struct hpf_module) + (uint64_t)r->nsegs * sizeof(struct hpf_segment) +
+                        ((r->build_id_len + 3) & ~3u) + str_size(plen);
+        w_record(w, HPF_REC_MODULE, 0, size);
+        struct hpf_module mod = {r->bias, r->nsegs, r->build_id_len};
+        w_bytes(w, &mod, sizeof mod);
+        w_bytes(w, r->segs, (size_t)r->nsegs * sizeof(struct hpf_segment));
+        w_bytes(w, r->build_id, r->build_id_len);
+        w_pad(w, r->build_id_len, 4);
+        w_string(w, r->path, plen);
+        w_pad(w, size, 8);
+    }
+}
+
 static void write_process(struct writer *w, int reason, uint32_t now_ms)
 {
     static char cmdline[8192];
@@ -597,6 +622,7 @@ int hp_dump(int reason)
     macc.nsegs = 0;
     hp_maps_foreach(module_line, &macc);
     emit_module(&macc);
+    write_retired(w);
     write_contexts(w, now, cpu);
     hp_table_foreach(write_hib, w);
     write_summary(w);

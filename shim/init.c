@@ -7,6 +7,7 @@
 #include "meta.h"
 #include "header.h"
 #include "options.h"
+#include "retired.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -75,6 +76,7 @@ static void fork_child(void)
 {
     hp_meta_fork_child();
     hp_stack_fork_child();
+    hp_retired_fork_child();
     if (hp_profiling) {
         hp_dump_fork_child(); /* first: the child's spool must exist before anything evicts */
         hp_profile_fork_child();

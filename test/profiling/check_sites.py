@@ -128,6 +128,13 @@ def main():
         n = sum(c["alloc_count"] for c in doc["contexts"]
                 if c["frames"] and c["frames"][0]["function"] == "co_alloc")
         expect(f"co_alloc: {n} allocations on coroutine stacks, expected 2000", n == 2000)
+    elif kind == "unload":
+        hits = [c for c in doc["contexts"] if c["total_size"] == 4242]
+        expect("no context for the plugin's 4242-byte block", len(hits) == 1)
+        if hits:
+            f = hits[0]["frames"][0] if hits[0]["frames"] else {}
+            expect(f"plugin frame is {f.get('function')!r} in {f.get('module')!r}",
+                   f.get("function") == "plugin_alloc" and f.get("module", "").endswith("libunload_plugin.so"))
     elif kind == "interval":
         expect("interval dump_reason", doc["process"]["dump_reason"] == "interval")
         expect("interval dump has no contexts", len(doc["contexts"]) > 0)

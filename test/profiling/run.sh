@@ -117,6 +117,14 @@ for unw in cfi fp libunwind; do
     fi
 done
 
+# A library closed before the dump is still named in the profile.
+gcc -O1 -g -fPIC -shared -o "$out/gcc/libunload_plugin.so" test/profiling/unload_plugin.c
+gcc -O1 -g -o "$out/gcc/unload" test/profiling/unload.c
+name=unload
+if run "$name" "" "$out/gcc/unload" "$out/gcc/libunload_plugin.so"; then
+    check "$name" unload "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+fi
+
 # Periodic dumps: a program that runs ~450 ms with dump_interval_ms=100 leaves several.
 name=interval
 if run "$name" "dump_interval_ms=100" sh -c 'sleep 0.45'; then
