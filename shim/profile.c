@@ -280,7 +280,7 @@ struct tentry {
 };
 
 #define DEFER_MAX 64
-#define DIRTY_MAX 64
+#define DIRTY_MAX 256
 
 struct deferred {
     uint32_t ctx, alloc_ms, alloc_cpu, dealloc_ms, dealloc_cpu;
@@ -309,6 +309,7 @@ struct hp_thread {
     struct hp_thread *next_all, *next_free;
     int64_t pend_size, pend_count;
     uint32_t ndirty;
+    int dirty_overflow; /* more dirty entries than the list holds: push them all */
     uint32_t dirty[DIRTY_MAX];
     volatile uint32_t ndef;
     struct deferred def[DEFER_MAX];
@@ -368,10 +369,16 @@ static void push_all(struct hp_thread *t)
         if (t->entries[i].ctx_id)
             push_entry_live(&t->entries[i]);
     t->ndirty = 0;
+    t->dirty_overflow = 0;
 }
 
 static void push_dirty(struct hp_thread *t)
 {
+    if (t->dirty_overflow) {
+        t->dirty_overflow = 0;
+        push_all(t);
+        return;
+    }
     for (uint32_t i = 0; i < t->ndirty; i++) {
         struct tentry *e = &t->entries[t->dirty[i]];
         if (e->dirty)
@@ -466,7 +473,10 @@ static void mark_dirty(struct hp_thread *t, struct tentry *e)
 {
     if (multi && !e->dirty) {
         e->dirty = 1;
-        t->dirty[t->ndirty++] = (uint32_t)(e - t->entries);
+        if (t->ndirty < DIRTY_MAX)
+            t->dirty[t->ndirty++] = (uint32_t)(e - t->entries);
+        else
+            t->dirty_overflow = 1;
     }
 }
 
@@ -484,8 +494,9 @@ static void maybe_publish(struct hp_thread *t, struct tentry *e)
         if (ls > e->seen_max_size)
             e->seen_max_size = ls;
         publish_global(t);
-    } else if (abs64(t->pend_size) >= hp_prof.slack || abs64(e->d_live_size) >= hp_prof.slack ||
-               t->ndirty >= DIRTY_MAX) {
+    } else if (abs64(t->pend_size) >= hp_prof.slack || abs64(e->d_live_size) >= hp_prof.slack) {
+        /* Only the slack triggers a push: how many contexts changed does not matter for the
+         * accuracy, and pushing touches context lines other threads use. */
         publish(t);
     }
 }
