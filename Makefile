@@ -44,6 +44,8 @@ PROG_SRCS  := $(wildcard test/progs/*.c) $(wildcard test/progs/*.cc)
 
 .PHONY: all check unit integration progs bench clean shim report demo
 .DEFAULT_GOAL := all
+# Keep the unit-test objects (make would delete them as intermediates after each test build).
+.SECONDARY:
 all: $(BUILD)/libheapprof_shim.so $(BUILD)/heapprof-report $(BUILD)/demo
 demo: $(BUILD)/demo
 
