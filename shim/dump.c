@@ -347,6 +347,22 @@ static void elf_info(const struct module_acc *m, uint64_t *bias, uint8_t *id, ui
     }
 }
 
+static void write_module(struct writer *w, uint64_t bias, const struct hpf_segment *segs, uint32_t nsegs,
+                         const uint8_t *id, uint32_t idlen, const char *path)
+{
+    size_t plen = hp_strlen(path);
+    uint64_t size = sizeof(struct hpf_module) + (uint64_t)nsegs * sizeof(struct hpf_segment) +
+                    ((idlen + 3) & ~3u) + str_size(plen);
+    w_record(w, HPF_REC_MODULE, 0, size);
+    struct hpf_module mod = {bias, nsegs, idlen};
+    w_bytes(w, &mod, sizeof mod);
+    w_bytes(w, segs, (size_t)nsegs * sizeof(struct hpf_segment));
+    w_bytes(w, id, idlen);
+    w_pad(w, idlen, 4);
+    w_string(w, path, plen);
+    w_pad(w, size, 8);
+}
+
 static void emit_module(struct module_acc *m)
 {
     if (!m->nsegs || !m->has_exec) {
@@ -358,17 +374,7 @@ static void emit_module(struct module_acc *m)
     uint64_t bias = 0;
     if (m->path[0] == '/')
         elf_info(m, &bias, id, &idlen);
-    size_t plen = hp_strlen(m->path);
-    uint64_t size = sizeof(struct hpf_module) + (uint64_t)m->nsegs * sizeof(struct hpf_segment) +
-                    ((idlen + 3) & ~3u) + str_size(plen);
-    w_record(m->w, HPF_REC_MODULE, 0, size);
-    struct hpf_module mod = {bias, (uint32_t)m->nsegs, idlen};
-    w_bytes(m->w, &mod, sizeof mod);
-    w_bytes(m->w, m->segs, (size_t)m->nsegs * sizeof(struct hpf_segment));
-    w_bytes(m->w, id, idlen);
-    w_pad(m->w, idlen, 4);
-    w_string(m->w, m->path, plen);
-    w_pad(m->w, size, 8);
+    write_module(m->w, bias, m->segs, (uint32_t)m->nsegs, id, idlen, m->path);
     m->nsegs = 0;
 }
 
@@ -405,19 +411,8 @@ static void write_retired(struct writer *w)
         int mapped = 0;
         for (uint32_t i = 0; i < r->nsegs && !mapped; i++)
             mapped = hp_is_exec_mapping(r->segs[i].start) || hp_is_exec_mapping(r->segs[i].end - 1);
-        if (mapped)
-            continue;
-        size_t plen = hp_strlen(r->path);
-        uint64_t size = sizeof(struct hpf_module) + (uint64_t)r->nsegs * sizeof(struct hpf_segment) +
-                        ((r->build_id_len + 3) & ~3u) + str_size(plen);
-        w_record(w, HPF_REC_MODULE, 0, size);
-        struct hpf_module mod = {r->bias, r->nsegs, r->build_id_len};
-        w_bytes(w, &mod, sizeof mod);
-        w_bytes(w, r->segs, (size_t)r->nsegs * sizeof(struct hpf_segment));
-        w_bytes(w, r->build_id, r->build_id_len);
-        w_pad(w, r->build_id_len, 4);
-        w_string(w, r->path, plen);
-        w_pad(w, size, 8);
+        if (!mapped)
+            write_module(w, r->bias, r->segs, r->nsegs, r->build_id, r->build_id_len, r->path);
     }
 }
 

@@ -38,7 +38,6 @@ extern __thread struct hp_tls hp_tls __attribute__((tls_model("initial-exec")));
 void *hp_self_malloc_addr(void);
 
 /* ---- allocation paths (alloc.c) ---- */
-enum hp_kind { HP_K_MALLOC, HP_K_CALLOC, HP_K_REALLOC, HP_K_MEMALIGN, HP_K_NEW };
 void *hp_alloc(size_t size, size_t align, int zero);
 void hp_free(void *p);
 void *hp_realloc(void *p, size_t size);
@@ -55,7 +54,6 @@ void hp_profile_init(void);
 uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu);
 /* On free of a block whose header says it was profiled. */
 void hp_profile_free(uint32_t ctx, uint64_t size, uint32_t alloc_ms, uint32_t alloc_cpu);
-void hp_profile_thread_exit(void);
 void hp_profile_fork_prepare(void);
 void hp_profile_fork_parent(void);
 void hp_profile_fork_child(void);

@@ -313,7 +313,6 @@ struct hp_thread {
     uint32_t dirty[DIRTY_MAX];
     volatile uint32_t ndef;
     struct deferred def[DEFER_MAX];
-    uint64_t lost_deferred;
     struct tentry *entries;
 };
 
@@ -737,9 +736,8 @@ void hp_profile_free(uint32_t ctx, uint64_t size, uint32_t alloc_ms, uint32_t al
                 t->ndef = n + 1;
                 return;
             }
-            t->lost_deferred++;
         }
-        return;
+        return; /* more than DEFER_MAX nested frees: the event is dropped */
     }
     tl->depth = 1;
     struct hp_thread *t = thread_get();
@@ -765,12 +763,6 @@ void hp_profile_flush_all(void)
             flush_thread(t);
         hp_unlock(&t->lock);
     }
-}
-
-void hp_profile_thread_exit(void)
-{
-    if (hp_tls.thread)
-        thread_exit(hp_tls.thread);
 }
 
 void hp_profile_init(void)

@@ -84,7 +84,8 @@ static __thread struct {
 } hit_cache __attribute__((tls_model("initial-exec")));
 
 /* Like hp_is_exec, and say which range: [*lo, *hi). */
-static int hp_exec_range(uintptr_t pc, uintptr_t *lo, uintptr_t *hi)
+/* The table range holding pc, or NULL. */
+static const struct range *find_range(uintptr_t pc)
 {
     int n = __atomic_load_n(&exec_n, __ATOMIC_ACQUIRE);
     const struct range *t = __atomic_load_n(&exec_tab, __ATOMIC_ACQUIRE);
@@ -95,11 +96,20 @@ static int hp_exec_range(uintptr_t pc, uintptr_t *lo, uintptr_t *hi)
             h = mid - 1;
         else if (pc >= t[mid].end)
             l = mid + 1;
-        else {
-            *lo = t[mid].start;
-            *hi = t[mid].end;
-            return 1;
-        }
+        else
+            return &t[mid];
+    }
+    return NULL;
+}
+
+/* Like hp_is_exec, and say which range: [*lo, *hi). */
+static int hp_exec_range(uintptr_t pc, uintptr_t *lo, uintptr_t *hi)
+{
+    const struct range *r = find_range(pc);
+    if (r) {
+        *lo = r->start;
+        *hi = r->end;
+        return 1;
     }
     if (hp_is_exec(pc)) {
         *lo = pc; /* a loaded object outside the table: no range to remember */
@@ -135,23 +145,13 @@ int hp_is_exec_mapping(uintptr_t pc)
         hit_cache.start[0] = hit_cache.end[0] = hit_cache.start[1] = hit_cache.end[1] = 0;
         hit_cache.gen = gen;
     }
-    int n = __atomic_load_n(&exec_n, __ATOMIC_ACQUIRE);
-    const struct range *t = __atomic_load_n(&exec_tab, __ATOMIC_ACQUIRE);
-    int lo = 0, hi = n - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (pc < t[mid].start)
-            hi = mid - 1;
-        else if (pc >= t[mid].end)
-            lo = mid + 1;
-        else {
-            uint32_t k = hit_cache.next++ & 1;
-            hit_cache.start[k] = t[mid].start;
-            hit_cache.end[k] = t[mid].end;
-            return 1;
-        }
-    }
-    return 0;
+    const struct range *r = find_range(pc);
+    if (!r)
+        return 0;
+    uint32_t k = hit_cache.next++ & 1;
+    hit_cache.start[k] = r->start;
+    hit_cache.end[k] = r->end;
+    return 1;
 }
 
 static uint64_t main_stack_limit;
