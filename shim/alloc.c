@@ -23,8 +23,25 @@ struct hp_counters hp_counters;
 
 static uint64_t clock_start_ns, start_unix_ns;
 
+int hp_rseq_ok;
+ptrdiff_t hp_rseq_cpu_off;
+
+#if defined(__x86_64__)
+/* glibc 2.35+ registers an rseq area for every thread and says where (sys/rseq.h); weak, so
+ * an older glibc leaves them NULL. */
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
+#endif
+
 void hp_clock_init(void)
 {
+#if defined(__x86_64__)
+    /* cpu_id is the second 32-bit field of struct rseq. */
+    if (&__rseq_offset && &__rseq_size && __rseq_size >= 8) {
+        hp_rseq_cpu_off = __rseq_offset + 4;
+        hp_rseq_ok = 1;
+    }
+#endif
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
     clock_start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
@@ -42,7 +59,7 @@ uint32_t hp_now_ms(void)
     return (uint32_t)((ns - clock_start_ns) / 1000000u);
 }
 
-uint32_t hp_cpu(void)
+uint32_t hp_cpu_slow(void)
 {
     /* glibc 2.35+ answers from the rseq area: no system call. */
     int c = sched_getcpu();

@@ -438,139 +438,217 @@ static uint64_t rule_slow(uint64_t pc, uint64_t h)
     return decode_rule(pc);
 }
 
-/* Frames j.. of the previous walk still describe the stack (see struct hp_walk_cache). */
-static int suffix_holds(const struct hp_walk_cache *wc, int j)
+/* One step from the frame (ip, sp, bp) whose rule is r: the caller's frame goes to *nip, *nsp,
+ * *nbp, and *ra_slot says where *nip was read. Returns 0 when the frame cannot be left safely. */
+static inline __attribute__((always_inline)) int step(uint64_t r, uintptr_t sp, uintptr_t bp,
+                                                      uintptr_t stack_hi, uintptr_t *nip,
+                                                      uintptr_t *nsp, uintptr_t *nbp,
+                                                      uintptr_t *ra_slot)
 {
-    for (int k = j; k < wc->n; k++) {
-        const struct hp_walk_frame *f = &wc->buf[wc->cur][k];
-        if (f->slot1 && *(const uintptr_t *)f->slot1 != f->val1)
+    if (HP_LIKELY(r & R_VALID)) {
+        int32_t cfa_off = (int32_t)(uint32_t)r;
+        uintptr_t cfa = ((r & R_CFA_RBP) ? bp : sp) + (intptr_t)cfa_off;
+        uintptr_t ra_at = cfa + (intptr_t)(int8_t)(r >> 48);
+        if (cfa <= sp || cfa > stack_hi || ra_at < sp || ra_at + 8 > stack_hi)
             return 0;
-        if (f->slot2 && *(const uintptr_t *)f->slot2 != f->val2)
-            return 0;
+        *nbp = bp;
+        if (r & R_RBP_SAVED) {
+            uintptr_t at = cfa + (intptr_t)(int16_t)(r >> 32);
+            if (at < sp || at + 8 > stack_hi)
+                return 0;
+            *nbp = *(const uintptr_t *)at;
+        }
+        *nip = *(const uintptr_t *)ra_at;
+        *ra_slot = ra_at;
+        *nsp = cfa;
+        return 1;
     }
+    /* No call frame information (JIT code, hand-written assembly): such code usually keeps
+     * frame pointers, so try one frame-pointer step, checked like the rest. */
+    if (bp <= sp || bp >= stack_hi || stack_hi - bp < 16 || (bp & 7))
+        return 0;
+    *nip = ((const uintptr_t *)bp)[1];
+    *nsp = bp + 16;
+    *nbp = ((const uintptr_t *)bp)[0];
+    *ra_slot = bp + 8;
     return 1;
 }
 
-int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs, int max,
-                int *truncated, struct hp_walk_cache *wc)
+/* The rule for the next frame's return address: recursion and loops repeat return addresses,
+ * so the last two are remembered. Returns 0 when nip is not code. */
+struct memo {
+    uintptr_t pc[2];
+    uint64_t r[2];
+};
+
+static inline __attribute__((always_inline)) int next_rule(struct memo *m, uintptr_t nip, uint64_t *r)
 {
+    if (nip == m->pc[0]) {
+        *r = m->r[0];
+    } else if (nip == m->pc[1]) {
+        *r = m->r[1];
+    } else {
+        *r = nip > 4096 ? rule_for(nip - 1) : 0;
+        m->pc[1] = m->pc[0];
+        m->r[1] = m->r[0];
+        m->pc[0] = nip;
+        m->r[0] = *r;
+    }
+    /* The next frame counts only if its address is code: it has call frame information (found
+     * through the loader's own object list, so objects loaded a moment ago count), or lies in
+     * an executable mapping. */
+    return (*r & (R_VALID | R_IN_OBJECT)) || hp_is_exec_mapping(nip);
+}
+
+const uintptr_t hp_walk_no_slot = 0;
+
+/* A walk without a cache: straight into pcs. */
+static int walk_plain(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs,
+                      int max, int *truncated)
+{
+    struct memo m = {{ip, 0}, {rule_for(ip - 1), 0}};
+    uint64_t r = m.r[0];
     int n = 0;
-    if (!cache)
-        return 0;
-    /* The previous walk is usable only on the same stack; j follows its frames by stack
-     * pointer (both walks go up the stack). */
-    int j = wc && wc->n && wc->stack_hi == stack_hi ? 0 : -1;
-    const struct hp_walk_frame *old = wc ? wc->buf[wc->cur] : NULL;
-    struct hp_walk_frame *now = wc ? wc->buf[!wc->cur] : NULL;
-    uint64_t r = rule_for(ip - 1);
-    uintptr_t memo_pc[2] = {ip, 0};
-    uint64_t memo_r[2] = {r, 0};
     for (;;) {
-        if (j >= 0) {
-            while (j < wc->n && old[j].sp < sp)
-                j++;
-            if (j < wc->n && old[j].sp == sp && old[j].ip == ip && old[j].bp == bp &&
-                suffix_holds(wc, j)) {
-                /* The rest is the previous walk's: copy it, and keep this walk (its own top,
-                 * then the reused frames) for the next one. */
-                int rest = wc->n - j;
-                int trunc = wc->truncated;
-                if (rest > max - n) {
-                    rest = max - n;
-                    trunc = 1;
-                }
-                for (int k = 0; k < rest; k++)
-                    pcs[n + k] = old[j + k].ip;
-                int keep = wc->n - j;
-                if (n + keep <= HP_WALK_MAX) {
-                    for (int k = 0; k < keep; k++)
-                        now[n + k] = old[j + k];
-                    wc->n = n + keep;
-                    wc->cur = !wc->cur;
-                } else {
-                    wc->n = 0;
-                }
-                *truncated = trunc;
-                return n + rest;
-            }
-        }
         if (n == max) {
             *truncated = 1;
             break;
         }
-        struct hp_walk_frame *wf = now && n < HP_WALK_MAX ? &now[n] : NULL;
-        if (wf) {
-            wf->ip = ip;
-            wf->sp = sp;
-            wf->bp = bp;
-            wf->slot1 = wf->slot2 = 0;
-        }
         pcs[n++] = ip;
-        uintptr_t nip, nsp, nbp = bp;
-        if (r & R_VALID) {
-            int32_t cfa_off = (int32_t)(uint32_t)r;
-            uintptr_t cfa = ((r & R_CFA_RBP) ? bp : sp) + (intptr_t)cfa_off;
-            uintptr_t ra_at = cfa + (intptr_t)(int8_t)(r >> 48);
-            if (cfa <= sp || cfa > stack_hi || ra_at < sp || ra_at + 8 > stack_hi)
-                break;
-            if (r & R_RBP_SAVED) {
-                uintptr_t at = cfa + (intptr_t)(int16_t)(r >> 32);
-                if (at < sp || at + 8 > stack_hi)
-                    break;
-                nbp = *(const uintptr_t *)at;
-                if (wf) {
-                    wf->slot2 = at;
-                    wf->val2 = nbp;
-                }
-            }
-            nip = *(const uintptr_t *)ra_at;
-            if (wf) {
-                wf->slot1 = ra_at;
-                wf->val1 = nip;
-            }
-            nsp = cfa;
-        } else {
-            /* No call frame information (JIT code, hand-written assembly): such code usually
-             * keeps frame pointers, so try one frame-pointer step, checked like the rest. */
-            if (bp <= sp || bp >= stack_hi || stack_hi - bp < 16 || (bp & 7))
-                break;
-            nip = ((const uintptr_t *)bp)[1];
-            nsp = bp + 16;
-            nbp = ((const uintptr_t *)bp)[0];
-            if (wf) {
-                wf->slot1 = bp + 8;
-                wf->val1 = nip;
-                wf->slot2 = bp;
-                wf->val2 = nbp;
-            }
-        }
-        /* The next frame counts only if its address is code: it has call frame information
-         * (found through the loader's own object list, so objects loaded a moment ago count),
-         * or lies in an executable mapping. */
-        /* Recursion and loops repeat return addresses: remember the last two rules. */
-        if (nip == memo_pc[0])
-            r = memo_r[0];
-        else if (nip == memo_pc[1])
-            r = memo_r[1];
-        else {
-            r = nip > 4096 ? rule_for(nip - 1) : 0;
-            memo_pc[1] = memo_pc[0];
-            memo_r[1] = memo_r[0];
-            memo_pc[0] = nip;
-            memo_r[0] = r;
-        }
-        if (!(r & (R_VALID | R_IN_OBJECT)) && !hp_is_exec_mapping(nip))
+        uintptr_t nip, nsp, nbp, slot;
+        if (!step(r, sp, bp, stack_hi, &nip, &nsp, &nbp, &slot) || !next_rule(&m, nip, &r))
             break;
         ip = nip;
         sp = nsp;
         bp = nbp;
     }
-    if (wc) {
-        wc->n = n <= HP_WALK_MAX ? n : 0;
-        wc->truncated = *truncated;
-        wc->stack_hi = stack_hi;
-        wc->cur = !wc->cur;
+    return n;
+}
+
+void hp_walk_cache_reset(struct hp_walk_cache *wc)
+{
+    wc->base = HP_WALK_MAX;
+    wc->hash[HP_WALK_MAX] = HP_STACK_HASH_SEED;
+}
+
+/* Does frame k of the previous walk still describe the stack, given that frames from *ok on
+ * do? Each frame's return-address slot must still hold the next frame's address (ip[END]: the
+ * value the last step read). Checked from the outside in; *ok moves down to the lowest frame
+ * known to hold, so a walk reads each slot at most once.
+ *
+ * The slots of saved frame registers need no check: with the same return addresses at the
+ * same stack pointers, every frame outside k is the same activation or one at the very same
+ * place, and a frame register that a rule reads is the frame base such an activation set up. */
+static int suffix_holds(const struct hp_walk_cache *wc, int k, int *ok)
+{
+    int i = *ok;
+    while (i > k) {
+        if (*(const uintptr_t *)wc->ra_slot[i - 1] != wc->ip[i])
+            break;
+        i--;
     }
+    *ok = i;
+    return i == k;
+}
+
+int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs, int max,
+                int *truncated, struct hp_walk_cache *wc, const uintptr_t **out, uint64_t *hash)
+{
+    *out = pcs;
+    *hash = HP_STACK_HASH_SEED;
+    if (!cache)
+        return 0;
+    if (!wc) {
+        int n = walk_plain(ip, sp, bp, stack_hi, pcs, max, truncated);
+        *hash = hp_stack_hash(pcs, n);
+        return n;
+    }
+    /* The previous walk is usable only on the same stack; j follows its frames by stack
+     * pointer (both walks go up the stack), jsp is frame j's. */
+    const int END = HP_WALK_MAX;
+    int j = wc->base < END && wc->stack_hi == stack_hi ? wc->base : END;
+    uintptr_t jsp = j < END ? wc->sp[j] : UINTPTR_MAX;
+    int ok = END;    /* frames ok.. of the previous walk are known to hold */
+    int reuse = END; /* where the previous walk is joined; END: not at all */
+    int m = 0, trunc = 0;
+    uintptr_t last_read = 0; /* what the last new frame's step read (no join) */
+    struct memo mm = {{ip, 0}, {rule_for(ip - 1), 0}};
+    uint64_t r = mm.r[0];
+    for (;;) {
+        if (HP_UNLIKELY(sp >= jsp)) {
+            while (jsp < sp) {
+                j++;
+                jsp = j < END ? wc->sp[j] : UINTPTR_MAX;
+            }
+            if (jsp == sp && wc->ip[j] == ip && wc->bp[j] == bp && suffix_holds(wc, j, &ok)) {
+                reuse = j;
+                trunc = wc->truncated;
+                break;
+            }
+        }
+        if (m == max) {
+            trunc = 1;
+            /* Nothing read: the next walk joining here stops here too. */
+            wc->new_slot[m - 1] = (uintptr_t)&hp_walk_no_slot;
+            break;
+        }
+        wc->new_ip[m] = ip;
+        wc->new_sp[m] = sp;
+        wc->new_bp[m] = bp;
+        uintptr_t nip, nsp, nbp;
+        uintptr_t *slot = &wc->new_slot[m];
+        m++;
+        if (!step(r, sp, bp, stack_hi, &nip, &nsp, &nbp, slot)) {
+            *slot = (uintptr_t)&hp_walk_no_slot;
+            break;
+        }
+        if (!next_rule(&mm, nip, &r)) {
+            last_read = nip;
+            break;
+        }
+        ip = nip;
+        sp = nsp;
+        bp = nbp;
+    }
+    if (HP_UNLIKELY(m > reuse)) {
+        /* Too deep to sit in front of the reused frames (over HP_WALK_MAX in all): hand out the
+         * innermost max frames and start afresh next time. */
+        int n = 0;
+        for (int k = 0; k < m && n < max; k++)
+            pcs[n++] = wc->new_ip[k];
+        for (int k = reuse; k < END && n < max; k++)
+            pcs[n++] = wc->ip[k];
+        *truncated = trunc || m + (END - reuse) > max;
+        *hash = hp_stack_hash(pcs, n);
+        hp_walk_cache_reset(wc);
+        return n;
+    }
+    /* The new frames go right below the joined ones (or at the top end), and are hashed from
+     * the outside in. */
+    int base = reuse - m;
+    if (reuse == END)
+        wc->ip[END] = last_read;
+    for (int k = m - 1; k >= 0; k--) {
+        int at = base + k;
+        wc->ip[at] = wc->new_ip[k];
+        wc->sp[at] = wc->new_sp[k];
+        wc->bp[at] = wc->new_bp[k];
+        wc->ra_slot[at] = wc->new_slot[k];
+        wc->hash[at] = hp_stack_hash_step(wc->hash[at + 1], wc->new_ip[k]);
+    }
+    wc->base = base;
+    wc->truncated = trunc;
+    wc->stack_hi = stack_hi;
+    int n = END - base;
+    *out = &wc->ip[base];
+    if (n > max) {
+        n = max;
+        trunc = 1;
+        *hash = hp_stack_hash(*out, n);
+    } else {
+        *hash = wc->hash[base];
+    }
+    *truncated = trunc;
     return n;
 }
 
@@ -579,10 +657,14 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
 void hp_cfi_init(void) {}
 
 int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs, int max,
-                int *truncated, struct hp_walk_cache *wc)
+                int *truncated, struct hp_walk_cache *wc, const uintptr_t **out, uint64_t *hash)
 {
-    (void)ip, (void)sp, (void)bp, (void)stack_hi, (void)pcs, (void)max, (void)truncated, (void)wc;
+    (void)ip, (void)sp, (void)bp, (void)stack_hi, (void)max, (void)truncated, (void)wc;
+    *out = pcs;
+    *hash = HP_STACK_HASH_SEED;
     return 0;
 }
+
+void hp_walk_cache_reset(struct hp_walk_cache *wc) { wc->base = HP_WALK_MAX; }
 
 #endif

@@ -8,28 +8,53 @@
 /* The previous walk of a thread, kept so the next one can stop early: once a frame has the same
  * code address, stack pointer and frame register as a frame of the previous walk, and every
  * stack slot the previous walk read from there on still holds the value it read, the rest of
- * the walk would repeat the previous one exactly, so its frames are copied. Deep stacks (an
+ * the walk would repeat the previous one exactly, so it is reused where it lies. Frames are kept
+ * at the top end of the arrays (the outermost at HP_WALK_MAX - 1), so a walk that reuses frames
+ * j.. only writes its own new frames below j: nothing is copied, and each frame keeps the hash
+ * of itself and every frame outside it, so only the new frames are hashed. Deep stacks (an
  * interpreter's eval loop, a server's request loop) then cost only their changing top. */
 #define HP_WALK_MAX 272
 
-struct hp_walk_frame {
-    uintptr_t ip, sp, bp;
-    uintptr_t slot1, val1, slot2, val2; /* what stepping from this frame read (slot 0: none) */
-};
+/* A step that reads no return address names this slot, whose value (0) never changes. */
+extern const uintptr_t hp_walk_no_slot;
 
 struct hp_walk_cache {
-    int n;              /* frames of the previous walk (in buf[cur]); 0: none */
-    int truncated;
-    int cur;            /* the walk in progress is written to buf[!cur] */
-    uintptr_t stack_hi;
-    struct hp_walk_frame buf[2][HP_WALK_MAX];
+    int base;           /* the previous walk is in [base, HP_WALK_MAX); HP_WALK_MAX: none */
+    int truncated;      /* it stopped at the depth limit, not at the end of the stack */
+    uintptr_t stack_hi; /* the stack it walked */
+    uintptr_t ip[HP_WALK_MAX + 1];   /* ip[HP_WALK_MAX]: what the last frame's step read */
+    uintptr_t ra_slot[HP_WALK_MAX];  /* where frame k's step read ip[k + 1] */
+    uintptr_t sp[HP_WALK_MAX];
+    uintptr_t bp[HP_WALK_MAX];
+    uint64_t hash[HP_WALK_MAX + 1]; /* hash[k]: frames k..HP_WALK_MAX-1 (hp_stack_hash) */
+    /* The new frames of the walk in progress, before they move into place. */
+    uintptr_t new_ip[HP_WALK_MAX], new_sp[HP_WALK_MAX], new_bp[HP_WALK_MAX], new_slot[HP_WALK_MAX];
 };
+
+/* The stack hash every unwinder uses: chained from the outermost frame inwards, so a stack that
+ * shares its outer frames with the previous one is hashed from where they part. */
+#define HP_STACK_HASH_SEED 0x243f6a8885a308d3ull
+static inline uint64_t hp_stack_hash_step(uint64_t h, uintptr_t pc)
+{
+    h = (h ^ pc) * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 29);
+}
+static inline uint64_t hp_stack_hash(const uintptr_t *pcs, int n)
+{
+    uint64_t h = HP_STACK_HASH_SEED;
+    for (int i = n - 1; i >= 0; i--)
+        h = hp_stack_hash_step(h, pcs[i]);
+    return h;
+}
 
 void hp_cfi_init(void);
 /* Walk from a frame whose return address is ip, with the caller's stack pointer sp (the CFA
- * of the frame just left) and frame register bp. pcs[0] = ip. Stops at the first frame it
- * cannot follow or that leaves [sp, stack_hi). Returns the depth. */
+ * of the frame just left) and frame register bp. Stops at the first frame it cannot follow or
+ * that leaves [sp, stack_hi), or after max frames (*truncated = 1). Returns the depth; *out
+ * points at the frames, innermost first (into wc when given, else pcs, which has room for max),
+ * and *hash is hp_stack_hash of them. */
 int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs, int max,
-                int *truncated, struct hp_walk_cache *wc);
+                int *truncated, struct hp_walk_cache *wc, const uintptr_t **out, uint64_t *hash);
+void hp_walk_cache_reset(struct hp_walk_cache *wc);
 
 #endif

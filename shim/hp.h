@@ -44,8 +44,25 @@ void *hp_realloc(void *p, size_t size);
 size_t hp_usable_size(void *p);
 /* The ms clock and cpu id used in headers and HIBs. */
 uint32_t hp_now_ms(void);
-uint32_t hp_cpu(void);
 void hp_clock_init(void);
+uint32_t hp_cpu_slow(void);
+/* The cpu this thread runs on: read from the thread's rseq area, which the kernel keeps up to
+ * date and glibc (2.35+) registers, so it costs one load; sched_getcpu() otherwise. */
+extern int hp_rseq_ok;
+extern ptrdiff_t hp_rseq_cpu_off;
+static inline uint32_t hp_cpu(void)
+{
+#if defined(__x86_64__)
+    if (HP_LIKELY(hp_rseq_ok)) {
+        uintptr_t tp;
+        __asm__("mov %%fs:0, %0" : "=r"(tp));
+        int32_t c = *(volatile const int32_t *)(tp + (uintptr_t)hp_rseq_cpu_off);
+        if (HP_LIKELY(c >= 0))
+            return (uint32_t)c;
+    }
+#endif
+    return hp_cpu_slow();
+}
 uint64_t hp_start_unix_ns(void);
 
 /* ---- profiler (profile.c) ---- */
@@ -64,12 +81,14 @@ uint64_t hp_profile_slack_bound(void); /* bound on the error of the peak figures
 void hp_stack_init(void);
 void hp_stack_late_init(void); /* after libc is up: may dlopen libunwind */
 void hp_stack_fork_child(void);
-/* Innermost first, shim frames dropped. Returns the depth; *truncated set when cut. pcs must
+/* Innermost first, shim frames dropped. Returns the depth; *truncated set when cut. *out points
+ * at the frames (pcs, or the walk cache wc), *hash is their hp_stack_hash (cfi.h). pcs must
  * have room for max + HP_STACK_SLACK entries (unwinders that cannot skip the shim's own frames
  * write them first). */
 #define HP_STACK_SLACK 16
 struct hp_walk_cache;
-int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc);
+int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc,
+                     const uintptr_t **out, uint64_t *hash);
 void hp_maps_refresh(int force);
 int hp_is_exec(uintptr_t pc);          /* in an executable mapping or a loaded object */
 int hp_is_exec_mapping(uintptr_t pc);  /* in the executable mappings of /proc/self/maps */

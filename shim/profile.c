@@ -23,23 +23,6 @@ struct hp_prof hp_prof;
 static struct hp_ctx **buckets;
 static uint64_t bucket_mask;
 
-static uint64_t hash_stack(const uintptr_t *pcs, int n)
-{
-    /* Each frame is multiplied by a constant of its own position, so the products do not wait
-     * for each other (a chained hash serialises on the multiplier); one full mix at the end. */
-    uint64_t a = 0x9e3779b97f4a7c15ull ^ (uint64_t)n, b = 0;
-    int i = 0;
-    for (; i + 1 < n; i += 2) {
-        a += (pcs[i] ^ (uint64_t)i) * 0xff51afd7ed558ccdull;
-        b += (pcs[i + 1] ^ (uint64_t)i) * 0xc4ceb9fe1a85ec53ull;
-        a = (a << 23) | (a >> 41);
-        b = (b << 29) | (b >> 35);
-    }
-    if (i < n)
-        a += pcs[i] * 0x94d049bb133111ebull;
-    return hp_mix64(a ^ hp_mix64(b));
-}
-
 static int same_stack(const struct hp_ctx *c, uint64_t h, const uintptr_t *pcs, int n)
 {
     if (c->hash != h || c->depth != (uint32_t)n)
@@ -108,7 +91,10 @@ static struct set *sets;
 static struct slot *slots;
 static uint64_t nsets, ways;
 
-static uint64_t set_of(uint32_t ctx_id) { return hp_mix64(ctx_id) & (nsets - 1); }
+/* Context ids are handed out in sequence, so consecutive ids fill one set's ways before the
+ * next set: a table with room for every context never evicts, and only as many of its pages
+ * are touched as there are contexts. Past nsets * ways contexts, ids wrap onto used sets. */
+static uint64_t set_of(uint32_t ctx_id) { return ((ctx_id - 1u) / ways) & (nsets - 1); }
 
 static void table_merge(uint32_t ctx_id, const struct hpf_hib *partial)
 {
@@ -233,8 +219,28 @@ void hp_peak_snapshot_if_pending(int at_peak_only)
     hp_unlock(&peak_lock);
 }
 
+/* The process's live heap reached a new high: now_size. */
+static __attribute__((noinline)) void new_peak(int64_t now_size, int64_t now_count)
+{
+    if (multi)
+        hp_lock(&peak_lock);
+    if ((uint64_t)now_size > hp_prof.peak_size) {
+        hp_prof.peak_size = (uint64_t)now_size;
+        hp_prof.peak_count = now_count > 0 ? (uint64_t)now_count : 0;
+        hp_prof.peak_ms = hp_now_ms();
+        /* Per-context values at the peak are copied when the heap starts to shrink from it
+         * (one pass over the contexts), and only when the peak grew by more than 1% since
+         * the last copy, which bounds the number of passes. */
+        if (hp_prof.peak_size > hp_prof.peak_snap_size + hp_prof.peak_snap_size / 100 ||
+            hp_prof.peak_snap_size == 0)
+            hp_prof.peak_pending = 1;
+    }
+    if (multi)
+        hp_unlock(&peak_lock);
+}
+
 /* Apply a change of the process's live heap. Called with fresh per-context counters. */
-static void global_live(int64_t dsize, int64_t dcount)
+static inline void global_live(int64_t dsize, int64_t dcount)
 {
     int64_t now_size, now_count;
     if (multi) {
@@ -244,23 +250,9 @@ static void global_live(int64_t dsize, int64_t dcount)
         now_size = hp_prof.live_size += dsize;
         now_count = hp_prof.live_count += dcount;
     }
-    if (now_size > 0 && (uint64_t)now_size > __atomic_load_n(&hp_prof.peak_size, __ATOMIC_RELAXED)) {
-        if (multi)
-            hp_lock(&peak_lock);
-        if ((uint64_t)now_size > hp_prof.peak_size) {
-            hp_prof.peak_size = (uint64_t)now_size;
-            hp_prof.peak_count = now_count > 0 ? (uint64_t)now_count : 0;
-            hp_prof.peak_ms = hp_now_ms();
-            /* Per-context values at the peak are copied when the heap starts to shrink from
-             * it (one pass over the contexts), and only when the peak grew by more than 1%
-             * since the last copy, which bounds the number of passes. */
-            if (hp_prof.peak_size > hp_prof.peak_snap_size + hp_prof.peak_snap_size / 100 ||
-                hp_prof.peak_snap_size == 0)
-                hp_prof.peak_pending = 1;
-        }
-        if (multi)
-            hp_unlock(&peak_lock);
-    }
+    if (HP_UNLIKELY(now_size > 0 &&
+                    (uint64_t)now_size > __atomic_load_n(&hp_prof.peak_size, __ATOMIC_RELAXED)))
+        new_peak(now_size, now_count);
 }
 
 /* ---------- per-thread caches ---------- */
@@ -482,9 +474,10 @@ static void mark_dirty(struct hp_thread *t, struct tentry *e)
 static inline uint64_t abs64(int64_t v) { return v < 0 ? (uint64_t)-v : (uint64_t)v; }
 
 /* One thread's unpublished change, to the whole heap or to one context, stays below the
- * slack. With a single thread the heap total is published at every event (the peak is exact)
- * and the contexts' maxima are exact through base + delta; contexts are pushed in batches. */
-static void maybe_publish(struct hp_thread *t, struct tentry *e)
+ * slack. With a single thread the heap total is updated at every event (the peak is exact; the
+ * totals of allocations and frees wait for the next dump) and the contexts' maxima are exact
+ * through base + delta; contexts are pushed in batches. */
+static inline void maybe_publish(struct hp_thread *t, struct tentry *e)
 {
     if (!multi) {
         int64_t lc = e->base_count + e->d_live_count, ls = e->base_size + e->d_live_size;
@@ -492,7 +485,9 @@ static void maybe_publish(struct hp_thread *t, struct tentry *e)
             e->seen_max_count = lc;
         if (ls > e->seen_max_size)
             e->seen_max_size = ls;
-        publish_global(t);
+        int64_t ds = t->pend_size, dc = t->pend_count;
+        t->pend_size = t->pend_count = 0;
+        global_live(ds, dc);
     } else if (abs64(t->pend_size) >= hp_prof.slack || abs64(e->d_live_size) >= hp_prof.slack) {
         /* Only the slack triggers a push: how many contexts changed does not matter for the
          * accuracy, and pushing touches context lines other threads use. */
@@ -532,12 +527,13 @@ static struct hp_thread *thread_get(void)
     t = free_threads;
     if (t) {
         free_threads = t->next_free;
-        t->walk.n = 0; /* another thread's stack */
+        hp_walk_cache_reset(&t->walk); /* another thread's stack */
     } else {
         t = hp_meta_alloc(sizeof *t);
         if (t)
             t->entries = hp_meta_alloc((tmask + 1) * sizeof(struct tentry));
         if (t && t->entries) {
+            hp_walk_cache_reset(&t->walk);
             nthreads++;
             t->next_all = all_threads;
             __atomic_store_n(&all_threads, t, __ATOMIC_RELEASE);
@@ -648,16 +644,17 @@ uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu)
     uintptr_t *pcs = t ? t->pcs : small;
     int max = t ? (int)hp_opt.stack_depth : (int)(sizeof small / sizeof small[0]);
     int truncated = 0;
-    int n = hp_stack_capture(pcs, max, &truncated, t ? &t->walk : NULL);
+    const uintptr_t *frames;
+    uint64_t h;
+    int n = hp_stack_capture(pcs, max, &truncated, t ? &t->walk : NULL, &frames, &h);
     if (truncated)
         hp_count(&hp_counters.truncated_stacks);
-    uint64_t h = hash_stack(pcs, n);
     struct hp_ctx *c = NULL;
-    struct scache_entry *se = t ? &t->scache[h & (SCACHE_SIZE - 1)] : NULL;
+    struct scache_entry *se = t ? &t->scache[(h ^ (h >> 32)) & (SCACHE_SIZE - 1)] : NULL;
     if (se && se->hash == h && se->ctx) {
         c = se->ctx;
     } else {
-        c = depot_get(pcs, n, h);
+        c = depot_get(frames, n, h);
         if (se && c) {
             se->hash = h;
             se->ctx = c;
@@ -678,10 +675,10 @@ uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu)
         e->d_live_count++;
         e->d_live_size += (int64_t)size;
         e->d_live_ts += now_ms;
-        if (now_ms < e->first_ms)
+        /* The clock never goes back within a thread. */
+        if (e->d_allocs == 1)
             e->first_ms = now_ms;
-        if (now_ms > e->last_ms)
-            e->last_ms = now_ms;
+        e->last_ms = now_ms;
         if (size < e->d_min_size)
             e->d_min_size = size;
         if (size > e->d_max_size)

@@ -249,7 +249,8 @@ static int capture_fp(uintptr_t *pcs, int max, int *truncated)
 
 /* Walk the shim's own frames (built with frame pointers) to the first frame outside it, then
  * follow the program's frames with their call frame information. */
-static int capture_cfi(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc)
+static int capture_cfi(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc,
+                       const uintptr_t **out, uint64_t *hash)
 {
     uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
     uintptr_t lo = fp, hi = walk_limit(fp);
@@ -257,7 +258,9 @@ static int capture_cfi(uintptr_t *pcs, int max, int *truncated, struct hp_walk_c
         uintptr_t next = ((uintptr_t *)fp)[0];
         uintptr_t ret = ((uintptr_t *)fp)[1];
         if (!in_shim(ret))
-            return hp_is_exec(ret) ? hp_cfi_walk(ret, fp + 2 * sizeof(uintptr_t), next, hi, pcs, max, truncated, wc) : 0;
+            return hp_is_exec(ret) ? hp_cfi_walk(ret, fp + 2 * sizeof(uintptr_t), next, hi, pcs, max,
+                                                 truncated, wc, out, hash)
+                                   : 0;
         if (next <= fp)
             break;
         fp = next;
@@ -287,13 +290,16 @@ static int capture_unwind(uintptr_t *pcs, int max, int *truncated)
     return n;
 }
 
-int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc)
+int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc,
+                     const uintptr_t **out, uint64_t *hash)
 {
+    *out = pcs;
+    *hash = HP_STACK_HASH_SEED;
     if (use_cfi)
-        return capture_cfi(pcs, max, truncated, wc);
-    if (unw_backtrace_fn)
-        return capture_unwind(pcs, max, truncated);
-    return capture_fp(pcs, max, truncated);
+        return capture_cfi(pcs, max, truncated, wc, out, hash);
+    int n = unw_backtrace_fn ? capture_unwind(pcs, max, truncated) : capture_fp(pcs, max, truncated);
+    *hash = hp_stack_hash(pcs, n);
+    return n;
 }
 
 void hp_stack_fork_child(void)
