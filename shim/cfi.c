@@ -32,6 +32,11 @@ static inline uint64_t rule_pack(int32_t cfa_off, int cfa_rbp, int rbp_saved, in
            (rbp_saved ? R_RBP_SAVED : 0) | R_VALID;
 }
 
+/* The rule of code that keeps a frame pointer: CFA = rbp + 16, rbp saved at CFA - 16, the
+ * return address at CFA - 8. */
+#define R_FRAME_POINTER (16ull | ((uint64_t)(uint16_t)(int16_t)-16 << 32) | ((uint64_t)(uint8_t)(int8_t)-8 << 48) | \
+                         R_CFA_RBP | R_RBP_SAVED | R_VALID)
+
 /* ---------- reading .eh_frame ---------- */
 
 struct cursor {
@@ -445,6 +450,17 @@ static inline __attribute__((always_inline)) int step(uint64_t r, uintptr_t sp, 
                                                       uintptr_t *nsp, uintptr_t *nbp,
                                                       uintptr_t *ra_slot)
 {
+    if (HP_LIKELY(r == R_FRAME_POINTER)) {
+        /* The commonest rule, tested first and whole: then the next frame's addresses depend
+         * on rbp alone, and the processor can run ahead of the rule lookups. */
+        if (bp < sp || bp + 16 > stack_hi || bp + 16 <= sp)
+            return 0;
+        *nip = ((const uintptr_t *)bp)[1];
+        *nbp = ((const uintptr_t *)bp)[0];
+        *nsp = bp + 16;
+        *ra_slot = bp + 8;
+        return 1;
+    }
     if (HP_LIKELY(r & R_VALID)) {
         int32_t cfa_off = (int32_t)(uint32_t)r;
         uintptr_t cfa = ((r & R_CFA_RBP) ? bp : sp) + (intptr_t)cfa_off;
@@ -481,14 +497,29 @@ struct memo {
     uint64_t r[2];
 };
 
-static inline __attribute__((always_inline)) int next_rule(struct memo *m, uintptr_t nip, uint64_t *r)
+/* The rule for pc through the thread's own cache (wc may be NULL). */
+static inline __attribute__((always_inline)) uint64_t thread_rule(struct hp_walk_cache *wc, uint64_t pc)
+{
+    if (!wc)
+        return rule_for(pc);
+    uint64_t i = (pc ^ (pc >> 9)) & (HP_WALK_RULES - 1);
+    if (HP_LIKELY(wc->rules[i].pc == pc))
+        return wc->rules[i].rule;
+    uint64_t r = rule_for(pc);
+    wc->rules[i].pc = pc;
+    wc->rules[i].rule = r;
+    return r;
+}
+
+static inline __attribute__((always_inline)) int next_rule(struct hp_walk_cache *wc, struct memo *m,
+                                                           uintptr_t nip, uint64_t *r)
 {
     if (nip == m->pc[0]) {
         *r = m->r[0];
     } else if (nip == m->pc[1]) {
         *r = m->r[1];
     } else {
-        *r = nip > 4096 ? rule_for(nip - 1) : 0;
+        *r = nip > 4096 ? thread_rule(wc, nip - 1) : 0;
         m->pc[1] = m->pc[0];
         m->r[1] = m->r[0];
         m->pc[0] = nip;
@@ -516,7 +547,7 @@ static int walk_plain(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_
         }
         pcs[n++] = ip;
         uintptr_t nip, nsp, nbp, slot;
-        if (!step(r, sp, bp, stack_hi, &nip, &nsp, &nbp, &slot) || !next_rule(&m, nip, &r))
+        if (!step(r, sp, bp, stack_hi, &nip, &nsp, &nbp, &slot) || !next_rule(NULL, &m, nip, &r))
             break;
         ip = nip;
         sp = nsp;
@@ -572,7 +603,7 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
     int reuse = END; /* where the previous walk is joined; END: not at all */
     int m = 0, trunc = 0;
     uintptr_t last_read = 0; /* what the last new frame's step read (no join) */
-    struct memo mm = {{ip, 0}, {rule_for(ip - 1), 0}};
+    struct memo mm = {{ip, 0}, {thread_rule(wc, ip - 1), 0}};
     uint64_t r = mm.r[0];
     for (;;) {
         if (HP_UNLIKELY(sp >= jsp)) {
@@ -580,7 +611,9 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
                 j++;
                 jsp = j < END ? wc->sp[j] : UINTPTR_MAX;
             }
-            if (jsp == sp && wc->ip[j] == ip && wc->bp[j] == bp && suffix_holds(wc, j, &ok)) {
+            /* One branch for the three tests: their outcomes are hard to predict. */
+            int same = (jsp == sp) & (wc->ip[j] == ip) & (wc->bp[j] == bp);
+            if (same && suffix_holds(wc, j, &ok)) {
                 reuse = j;
                 trunc = wc->truncated;
                 break;
@@ -602,7 +635,7 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
             *slot = (uintptr_t)&hp_walk_no_slot;
             break;
         }
-        if (!next_rule(&mm, nip, &r)) {
+        if (!next_rule(wc, &mm, nip, &r)) {
             last_read = nip;
             break;
         }

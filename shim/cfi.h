@@ -14,6 +14,7 @@
  * of itself and every frame outside it, so only the new frames are hashed. Deep stacks (an
  * interpreter's eval loop, a server's request loop) then cost only their changing top. */
 #define HP_WALK_MAX 272
+#define HP_WALK_RULES 512
 
 /* A step that reads no return address names this slot, whose value (0) never changes. */
 extern const uintptr_t hp_walk_no_slot;
@@ -24,11 +25,17 @@ struct hp_walk_cache {
     uintptr_t stack_hi; /* the stack it walked */
     uintptr_t ip[HP_WALK_MAX + 1];   /* ip[HP_WALK_MAX]: what the last frame's step read */
     uintptr_t ra_slot[HP_WALK_MAX];  /* where frame k's step read ip[k + 1] */
-    uintptr_t sp[HP_WALK_MAX];
-    uintptr_t bp[HP_WALK_MAX];
+    uintptr_t sp[HP_WALK_MAX + 1];
+    uintptr_t bp[HP_WALK_MAX + 1]; /* [HP_WALK_MAX]: unused, read by branch-free tests */
     uint64_t hash[HP_WALK_MAX + 1]; /* hash[k]: frames k..HP_WALK_MAX-1 (hp_stack_hash) */
     /* The new frames of the walk in progress, before they move into place. */
     uintptr_t new_ip[HP_WALK_MAX], new_sp[HP_WALK_MAX], new_bp[HP_WALK_MAX], new_slot[HP_WALK_MAX];
+    /* The thread's own small cache of decoded rules in front of the shared one: the return
+     * addresses a thread keeps meeting stay on two pages of their own. */
+    struct {
+        uintptr_t pc;
+        uint64_t rule;
+    } rules[HP_WALK_RULES];
 };
 
 /* The stack hash every unwinder uses: chained from the outermost frame inwards, so a stack that

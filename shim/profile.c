@@ -279,20 +279,20 @@ struct deferred {
     uint64_t size;
 };
 
-/* Recently seen stacks of this thread, by 64-bit stack hash. A hit is trusted without comparing
- * frames (two live stacks colliding in 64 bits is far less likely than a bit flip), which keeps
- * the context's own memory off the allocation path; the depot itself compares frames. */
-#define SCACHE_SIZE 4096
+/* Recently seen stacks of this thread, by 64-bit stack hash: two-way sets, the most recently
+ * used way first. A hit is trusted without comparing frames (two live stacks colliding in 64
+ * bits is far less likely than a bit flip), which keeps the context's own memory off the
+ * allocation path; the depot itself compares frames. */
+#define SCACHE_SETS 4096
 
 struct scache_entry {
     uint64_t hash;
-    struct hp_ctx *ctx;
-    uint32_t id;
+    uint32_t id; /* 0: empty */
     uint32_t pad;
 };
 
 struct hp_thread {
-    struct scache_entry scache[SCACHE_SIZE];
+    struct scache_entry scache[SCACHE_SETS][2];
     uintptr_t pcs[256 + HP_STACK_SLACK]; /* capture buffer (see hp_stack_capture) */
     struct hp_walk_cache walk;           /* the previous stack walk (cfi.h) */
     hp_lock_t lock;
@@ -650,26 +650,37 @@ uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu)
     if (truncated)
         hp_count(&hp_counters.truncated_stacks);
     struct hp_ctx *c = NULL;
-    struct scache_entry *se = t ? &t->scache[(h ^ (h >> 32)) & (SCACHE_SIZE - 1)] : NULL;
-    if (se && se->hash == h && se->ctx) {
-        c = se->ctx;
+    uint32_t id = 0;
+    struct scache_entry *se = t ? t->scache[(h ^ (h >> 32)) & (SCACHE_SETS - 1)] : NULL;
+    if (se && se[0].hash == h && se[0].id) {
+        id = se[0].id;
+    } else if (se && se[1].hash == h && se[1].id) {
+        struct scache_entry hit = se[1];
+        se[1] = se[0];
+        se[0] = hit;
+        id = hit.id;
     } else {
         c = depot_get(frames, n, h);
-        if (se && c) {
-            se->hash = h;
-            se->ctx = c;
-            se->id = c->id;
+        if (HP_UNLIKELY(!c)) {
+            hp_count(&hp_counters.unprofiled_allocs);
+            tl->depth = 0;
+            return 0;
         }
-    }
-    uint32_t id = c ? (se && se->ctx == c ? se->id : c->id) : 0;
-    if (HP_UNLIKELY(!c)) {
-        hp_count(&hp_counters.unprofiled_allocs);
-        tl->depth = 0;
-        return 0;
+        id = c->id;
+        if (se) {
+            se[1] = se[0];
+            se[0] = (struct scache_entry){h, id, 0};
+        }
     }
     if (HP_LIKELY(t != NULL)) {
         hp_lock(&t->lock);
         struct tentry *e = entry_for(t, c, id);
+        if (HP_UNLIKELY(!e)) { /* cannot happen: the id came from the depot */
+            hp_unlock(&t->lock);
+            hp_count(&hp_counters.unprofiled_allocs);
+            tl->depth = 0;
+            return 0;
+        }
         e->d_allocs++;
         e->d_bytes += size;
         e->d_live_count++;
