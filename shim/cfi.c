@@ -535,9 +535,9 @@ const uintptr_t hp_walk_no_slot = 0;
 
 /* A walk without a cache: straight into pcs. */
 static int walk_plain(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs,
-                      int max, int *truncated)
+                      int max, int *truncated, uint64_t r0)
 {
-    struct memo m = {{ip, 0}, {rule_for(ip - 1), 0}};
+    struct memo m = {{ip, 0}, {r0, 0}};
     uint64_t r = m.r[0];
     int n = 0;
     for (;;) {
@@ -573,6 +573,8 @@ void hp_walk_cache_reset(struct hp_walk_cache *wc)
 static int suffix_holds(const struct hp_walk_cache *wc, int k, int *ok)
 {
     int i = *ok;
+    if (k >= i)
+        return 1;
     while (i > k) {
         if (*(const uintptr_t *)wc->ra_slot[i - 1] != wc->ip[i])
             break;
@@ -589,8 +591,12 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
     *hash = HP_STACK_HASH_SEED;
     if (!cache)
         return 0;
+    /* The first address must be code too. */
+    uint64_t r0 = thread_rule(wc, ip - 1);
+    if (!(r0 & (R_VALID | R_IN_OBJECT)) && !hp_is_exec_mapping(ip))
+        return 0;
     if (!wc) {
-        int n = walk_plain(ip, sp, bp, stack_hi, pcs, max, truncated);
+        int n = walk_plain(ip, sp, bp, stack_hi, pcs, max, truncated, r0);
         *hash = hp_stack_hash(pcs, n);
         return n;
     }
@@ -603,7 +609,7 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
     int reuse = END; /* where the previous walk is joined; END: not at all */
     int m = 0, trunc = 0;
     uintptr_t last_read = 0; /* what the last new frame's step read (no join) */
-    struct memo mm = {{ip, 0}, {thread_rule(wc, ip - 1), 0}};
+    struct memo mm = {{ip, 0}, {r0, 0}};
     uint64_t r = mm.r[0];
     for (;;) {
         if (HP_UNLIKELY(sp >= jsp)) {

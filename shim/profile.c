@@ -135,7 +135,10 @@ static void table_merge(uint32_t ctx_id, const struct hpf_hib *partial)
 
 void hp_table_foreach(void (*fn)(const struct hpf_hib *, void *), void *arg)
 {
-    for (uint64_t si = 0; si < nsets; si++) {
+    /* Sets past the last context id's were never used (set_of): their pages stay untouched. */
+    uint64_t ids = __atomic_load_n(&hp_prof.next_id, __ATOMIC_ACQUIRE);
+    uint64_t used = ids / ways + 1;
+    for (uint64_t si = 0; si < nsets && si < used; si++) {
         hp_lock(&sets[si].lock);
         for (uint64_t w = 0; w < ways; w++) {
             struct slot *sl = &slots[si * ways + w];
@@ -292,6 +295,7 @@ struct scache_entry {
 };
 
 struct hp_thread {
+    struct scache_entry last; /* the stack of the previous allocation */
     struct scache_entry scache[SCACHE_SETS][2];
     uintptr_t pcs[256 + HP_STACK_SLACK]; /* capture buffer (see hp_stack_capture) */
     struct hp_walk_cache walk;           /* the previous stack walk (cfi.h) */
@@ -652,7 +656,9 @@ uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu)
     struct hp_ctx *c = NULL;
     uint32_t id = 0;
     struct scache_entry *se = t ? t->scache[(h ^ (h >> 32)) & (SCACHE_SETS - 1)] : NULL;
-    if (se && se[0].hash == h && se[0].id) {
+    if (t && t->last.hash == h && t->last.id) {
+        id = t->last.id; /* the same stack as this thread's previous allocation */
+    } else if (se && se[0].hash == h && se[0].id) {
         id = se[0].id;
     } else if (se && se[1].hash == h && se[1].id) {
         struct scache_entry hit = se[1];
@@ -673,6 +679,7 @@ uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu)
         }
     }
     if (HP_LIKELY(t != NULL)) {
+        t->last = (struct scache_entry){h, id, 0};
         hp_lock(&t->lock);
         struct tentry *e = entry_for(t, c, id);
         if (HP_UNLIKELY(!e)) { /* cannot happen: the id came from the depot */

@@ -257,10 +257,8 @@ static int capture_cfi(uintptr_t *pcs, int max, int *truncated, struct hp_walk_c
     while (fp >= lo && fp < hi && hi - fp >= 2 * sizeof(uintptr_t) && !(fp & (sizeof(uintptr_t) - 1))) {
         uintptr_t next = ((uintptr_t *)fp)[0];
         uintptr_t ret = ((uintptr_t *)fp)[1];
-        if (!in_shim(ret))
-            return hp_is_exec(ret) ? hp_cfi_walk(ret, fp + 2 * sizeof(uintptr_t), next, hi, pcs, max,
-                                                 truncated, wc, out, hash)
-                                   : 0;
+        if (!in_shim(ret)) /* the walk checks that ret is code */
+            return hp_cfi_walk(ret, fp + 2 * sizeof(uintptr_t), next, hi, pcs, max, truncated, wc, out, hash);
         if (next <= fp)
             break;
         fp = next;
