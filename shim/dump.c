@@ -561,7 +561,7 @@ int hp_dump(int reason)
     hp_maps_refresh(1);
     hp_profile_flush_all();
     uint32_t now = hp_now_ms(), cpu = hp_cpu();
-    hp_peak_snapshot_if_pending(1);
+    hp_peak_finish();
     struct writer *w = &wr;
     w->err = 0;
     w->len = 0;

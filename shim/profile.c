@@ -53,6 +53,7 @@ static struct hp_ctx *depot_get(const uintptr_t *pcs, int n, uint64_t h)
     c->depth = (uint32_t)n;
     c->first_alloc_ms = UINT32_MAX;
     c->min_size = UINT64_MAX;
+    c->peak_gen = __atomic_load_n(&hp_prof.peak_gen, __ATOMIC_RELAXED); /* nothing live at the peak */
     memcpy(c->pcs, pcs, (size_t)n * sizeof *pcs);
     for (;;) {
         c->next = head;
@@ -199,26 +200,58 @@ static inline void max_u32(uint32_t *p, uint32_t v)
 
 static hp_lock_t peak_lock = HP_LOCK_INIT;
 
-void hp_peak_snapshot_if_pending(int at_peak_only)
+/* Per-context values at the global peak. When the heap first shrinks after a new peak, every
+ * context's live counters are its values at the peak. With several threads they are copied from
+ * every context there and then (one pass, so only when the peak grew by more than 1% since the
+ * last one; the counters are at most the slack behind). With one thread the copy is lazy: the
+ * peak generation is bumped, and a context's values are copied the first time it changes after
+ * that (or when the dump finds it unchanged), so a request costs nothing and the values are
+ * exact. peak_lock orders requests, passes and dumps. */
+static void copy_at_peak(struct hp_ctx *c, int64_t lc, int64_t ls)
 {
-    if (!__atomic_load_n(&hp_prof.peak_pending, __ATOMIC_ACQUIRE))
-        return;
-    hp_lock(&peak_lock);
-    if (hp_prof.peak_pending &&
-        (!at_peak_only || (uint64_t)__atomic_load_n(&hp_prof.live_size, __ATOMIC_RELAXED) >= hp_prof.peak_size)) {
-        uint32_t n = __atomic_load_n(&hp_prof.next_id, __ATOMIC_ACQUIRE);
-        for (uint32_t id = 1; id < n && id < hp_prof.max_id; id++) {
-            struct hp_ctx *c = __atomic_load_n(&hp_prof.by_id[id], __ATOMIC_ACQUIRE);
-            if (!c)
-                continue;
-            int64_t lc = __atomic_load_n(&c->live_count, __ATOMIC_RELAXED);
-            int64_t ls = __atomic_load_n(&c->live_size, __ATOMIC_RELAXED);
-            c->peak_live_count = lc > 0 ? (uint64_t)lc : 0;
-            c->peak_live_size = ls > 0 ? (uint64_t)ls : 0;
-        }
-        hp_prof.peak_snap_size = hp_prof.peak_size;
-        __atomic_store_n(&hp_prof.peak_pending, 0, __ATOMIC_RELEASE);
+    c->peak_live_count = lc > 0 ? (uint64_t)lc : 0;
+    c->peak_live_size = ls > 0 ? (uint64_t)ls : 0;
+    c->peak_gen = hp_prof.peak_gen;
+}
+
+/* Every context not copied since the current generation began: its counters have not changed
+ * since, so they are its values at the peak. With several threads: all of them. */
+static void copy_stale_contexts(int all)
+{
+    uint32_t n = __atomic_load_n(&hp_prof.next_id, __ATOMIC_ACQUIRE);
+    for (uint32_t id = 1; id < n && id < hp_prof.max_id; id++) {
+        struct hp_ctx *c = __atomic_load_n(&hp_prof.by_id[id], __ATOMIC_ACQUIRE);
+        if (c && (all || c->peak_gen != hp_prof.peak_gen))
+            copy_at_peak(c, __atomic_load_n(&c->live_count, __ATOMIC_RELAXED),
+                         __atomic_load_n(&c->live_size, __ATOMIC_RELAXED));
     }
+}
+
+/* Take the values at the peak now (see above); with peak_lock held. */
+static void peak_request(void)
+{
+    hp_prof.peak_gen++;
+    if (multi)
+        copy_stale_contexts(1);
+    hp_prof.peak_snap_size = hp_prof.peak_size;
+    __atomic_store_n(&hp_prof.peak_pending, 0, __ATOMIC_RELEASE);
+}
+
+static void peak_request_if_pending(void)
+{
+    hp_lock(&peak_lock);
+    if (hp_prof.peak_pending)
+        peak_request();
+    hp_unlock(&peak_lock);
+}
+
+void hp_peak_finish(void)
+{
+    hp_lock(&peak_lock);
+    if (hp_prof.peak_pending && (uint64_t)__atomic_load_n(&hp_prof.live_size, __ATOMIC_RELAXED) >= hp_prof.peak_size)
+        peak_request();
+    if (!multi)
+        copy_stale_contexts(0);
     hp_unlock(&peak_lock);
 }
 
@@ -231,10 +264,11 @@ static __attribute__((noinline)) void new_peak(int64_t now_size, int64_t now_cou
         hp_prof.peak_size = (uint64_t)now_size;
         hp_prof.peak_count = now_count > 0 ? (uint64_t)now_count : 0;
         hp_prof.peak_ms = hp_now_ms();
-        /* Per-context values at the peak are copied when the heap starts to shrink from it
-         * (one pass over the contexts), and only when the peak grew by more than 1% since
-         * the last copy, which bounds the number of passes. */
-        if (hp_prof.peak_size > hp_prof.peak_snap_size + hp_prof.peak_snap_size / 100 ||
+        /* Per-context values at the peak are wanted when the heap starts to shrink from it.
+         * With one thread that costs nothing at the time (copied lazily), so every new peak
+         * counts; with several it is a pass over the contexts, taken only when the peak grew
+         * by more than 1% since the last one, which bounds the number of passes. */
+        if (!multi || hp_prof.peak_size > hp_prof.peak_snap_size + hp_prof.peak_snap_size / 100 ||
             hp_prof.peak_snap_size == 0)
             hp_prof.peak_pending = 1;
     }
@@ -271,6 +305,7 @@ struct tentry {
     int64_t seen_max_count, seen_max_size;
     uint64_t d_allocs, d_bytes, d_min_size, d_max_size;
     uint32_t first_ms, last_ms;
+    uint32_t peak_gen; /* with one thread: the context's values at the peak are copied */
     struct hpf_hib hib;
 };
 
@@ -318,9 +353,21 @@ static uint64_t tmask;
 static pthread_key_t exit_key;
 static int exit_key_ok;
 
+/* One thread: the first change to a context since the peak generation began. Its value until
+ * now, the pushed counters plus this thread's deltas, is its value at the peak. */
+static inline void snap_entry(struct tentry *e)
+{
+    if (HP_UNLIKELY(!multi && e->peak_gen != hp_prof.peak_gen)) {
+        if (e->ctx->peak_gen != hp_prof.peak_gen)
+            copy_at_peak(e->ctx, e->base_count + e->d_live_count, e->base_size + e->d_live_size);
+        e->peak_gen = hp_prof.peak_gen;
+    }
+}
+
 static void push_entry_live(struct tentry *e)
 {
     struct hp_ctx *c = e->ctx;
+    snap_entry(e);
     if (e->d_live_count || e->d_live_size || e->d_live_ts) {
         add_i64(&c->live_count, e->d_live_count);
         int64_t ls;
@@ -410,9 +457,7 @@ static void peak_check_before_free(struct hp_thread *t)
     if (HP_UNLIKELY(__atomic_load_n(&hp_prof.peak_pending, __ATOMIC_RELAXED))) {
         if (multi)
             publish(t);
-        else
-            push_all(t), publish_global(t);
-        hp_peak_snapshot_if_pending(0);
+        peak_request_if_pending();
     }
 }
 
@@ -459,6 +504,10 @@ static struct tentry *entry_for(struct hp_thread *t, struct hp_ctx *c, uint32_t 
     e->first_ms = UINT32_MAX;
     e->d_min_size = UINT64_MAX;
     e->hib.context_id = c->id;
+    /* No entry held changes of c: its counters are its true values. */
+    if (!multi && c->peak_gen != hp_prof.peak_gen)
+        copy_at_peak(c, e->base_count, e->base_size);
+    e->peak_gen = hp_prof.peak_gen;
     return e;
 }
 
@@ -579,6 +628,10 @@ void hp_note_threads(void)
         hp_unlock(&t->lock);
         hp_tls.depth--;
     }
+    /* Values at the peak are no longer copied lazily: make them final. */
+    hp_lock(&peak_lock);
+    copy_stale_contexts(0);
+    hp_unlock(&peak_lock);
     __atomic_store_n(&multi, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -593,6 +646,7 @@ static void free_event(struct hp_thread *t, uint32_t ctx_id, uint64_t size, uint
         struct tentry *e = entry_for(t, NULL, ctx_id);
         if (!e)
             return;
+        snap_entry(e);
         hp_hib_add(&e->hib, &ev);
         e->d_live_count--;
         e->d_live_size -= (int64_t)size;
@@ -612,7 +666,8 @@ static void free_event(struct hp_thread *t, uint32_t ctx_id, uint64_t size, uint
         hp_hib_add(&h, &ev);
         table_merge(ctx_id, &h);
         hp_note_threads();
-        hp_peak_snapshot_if_pending(0);
+        if (__atomic_load_n(&hp_prof.peak_pending, __ATOMIC_RELAXED))
+            peak_request_if_pending();
         __atomic_fetch_add(&c->live_count, -1, __ATOMIC_RELAXED);
         __atomic_fetch_add(&c->live_size, -(int64_t)size, __ATOMIC_RELAXED);
         __atomic_fetch_add(&c->live_ts, -(int64_t)alloc_ms, __ATOMIC_RELAXED);
@@ -688,6 +743,7 @@ uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu)
             tl->depth = 0;
             return 0;
         }
+        snap_entry(e);
         e->d_allocs++;
         e->d_bytes += size;
         e->d_live_count++;
@@ -845,4 +901,10 @@ void hp_profile_fork_child(void)
     }
     hp_lock_reset(&registry_lock);
     multi = 0;
+    /* Every context holds its values for the current peak generation (they are copied in full
+     * while several threads run); the surviving thread's cache goes on from there. */
+    struct hp_thread *self = hp_tls.thread;
+    if (self)
+        for (uint64_t i = 0; i <= tmask; i++)
+            self->entries[i].peak_gen = hp_prof.peak_gen;
 }

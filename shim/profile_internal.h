@@ -19,6 +19,7 @@ struct hp_ctx {
     uint64_t peak_live_count, peak_live_size;
     uint64_t min_size, max_size; /* over every allocation of the context */
     uint32_t first_alloc_ms, last_alloc_ms;
+    uint32_t peak_gen; /* the peak generation peak_live_* belong to (hp_prof.peak_gen) */
     uintptr_t pcs[];
 };
 
@@ -27,6 +28,7 @@ struct hp_ctx {
 struct hp_prof {
     struct hp_ctx **by_id;
     uint32_t max_id; /* ids are 1..max_id-1 */
+    uint32_t peak_gen; /* bumped each time the per-context values at the peak are wanted */
     uint64_t slack;
     uint32_t next_id __attribute__((aligned(64)));
     uint32_t ncontexts; /* contexts in the depot (ids may have holes) */
@@ -44,7 +46,8 @@ extern struct hp_prof hp_prof;
 void hp_profile_flush_all(void);
 /* Call fn for every HIB in the shared table. */
 void hp_table_foreach(void (*fn)(const struct hpf_hib *, void *), void *arg);
-/* Record per-context values at the global peak if it has not been done for the current peak. */
-void hp_peak_snapshot_if_pending(int at_peak_only);
+/* At a dump, after hp_profile_flush_all: make every context's values at the global peak final
+ * (taking them now if the heap is at a new peak). */
+void hp_peak_finish(void);
 
 #endif

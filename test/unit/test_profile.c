@@ -131,6 +131,60 @@ START_TEST(test_contexts_per_site)
 }
 END_TEST
 
+/* One thread: each context's values at the global peak are exact, whether it changed after the
+ * peak (copied lazily at its first change), never changed again (copied at the dump), was
+ * created after the peak (0), or had its thread cache entry displaced in between. */
+START_TEST(test_values_at_peak_one_thread)
+{
+    init_profiler("output=:verbosity=0:thread_cache_size=1");
+    uint32_t a = 0, b = 0, d = 0;
+    d = site(3)(10, 1, 0);                /* D: 10, never touched again */
+    for (int i = 0; i < 3; i++)
+        a = site(0)(100, 1, 0);           /* A: 300 */
+    for (int i = 0; i < 2; i++)
+        b = site(1)(100, 1, 0);           /* B: 200; heap 510, the peak */
+    hp_profile_free(a, 100, 1, 0);        /* the heap shrinks: values at the peak wanted */
+    hp_profile_free(b, 100, 1, 0);
+    hp_profile_free(b, 100, 1, 0);        /* B: 0 */
+    uint32_t c = site(2)(50, 2, 0);       /* C: created after the peak */
+    a = site(0)(100, 2, 0);               /* A: back to 300, heap 360 */
+    hp_profile_flush_all();
+    hp_peak_finish();
+    ck_assert_uint_eq(hp_prof.peak_size, 510);
+    ck_assert_uint_eq(hp_prof.peak_count, 6);
+    ck_assert_uint_eq(ctx(a)->peak_live_size, 300);
+    ck_assert_uint_eq(ctx(a)->peak_live_count, 3);
+    ck_assert_uint_eq(ctx(b)->peak_live_size, 200);
+    ck_assert_uint_eq(ctx(b)->peak_live_count, 2);
+    ck_assert_uint_eq(ctx(d)->peak_live_size, 10);
+    ck_assert_uint_eq(ctx(d)->peak_live_count, 1);
+    ck_assert_uint_eq(ctx(c)->peak_live_size, 0);
+    ck_assert_uint_eq(ctx(c)->peak_live_count, 0);
+
+    /* A higher peak later replaces all of them. */
+    for (int i = 0; i < 4; i++)
+        c = site(2)(50, 3, 0);            /* C: 250, heap 560 */
+    hp_profile_free(c, 50, 3, 0);
+    hp_profile_flush_all();
+    hp_peak_finish();
+    ck_assert_uint_eq(hp_prof.peak_size, 560);
+    ck_assert_uint_eq(ctx(c)->peak_live_size, 250);
+    ck_assert_uint_eq(ctx(a)->peak_live_size, 300);
+    ck_assert_uint_eq(ctx(b)->peak_live_size, 0);
+    ck_assert_uint_eq(ctx(d)->peak_live_size, 10);
+
+    /* A new peak only 2 bytes higher (heap 510 -> 562 > 560) still counts with one thread. */
+    a = site(0)(52, 4, 0);
+    hp_profile_free(a, 52, 4, 0);
+    hp_profile_flush_all();
+    hp_peak_finish();
+    ck_assert_uint_eq(hp_prof.peak_size, 562);
+    ck_assert_uint_eq(ctx(a)->peak_live_size, 352);
+    ck_assert_uint_eq(ctx(a)->peak_live_count, 4);
+    ck_assert_uint_eq(ctx(c)->peak_live_size, 200);
+}
+END_TEST
+
 START_TEST(test_live_counters_and_table)
 {
     init_profiler("output=:verbosity=0");
@@ -414,6 +468,7 @@ int main(void)
     TCase *tc = tcase_create("profile");
     tcase_add_test(tc, test_contexts_per_site);
     tcase_add_test(tc, test_live_counters_and_table);
+    tcase_add_test(tc, test_values_at_peak_one_thread);
     tcase_add_test(tc, test_lifetimes_from_clock);
     tcase_add_test(tc, test_eviction_without_output);
     tcase_add_test(tc, test_context_limit);
