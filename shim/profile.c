@@ -482,12 +482,20 @@ static void flush_thread(struct hp_thread *t)
     }
 }
 
-static struct tentry *entry_for(struct hp_thread *t, struct hp_ctx *c, uint32_t id)
+static __attribute__((noinline)) struct tentry *entry_new(struct tentry *e, struct hp_ctx *c, uint32_t id);
+
+/* The thread's cache entry for context id (c: the context if the caller has it). */
+static inline struct tentry *entry_for(struct hp_thread *t, struct hp_ctx *c, uint32_t id)
 {
     uint64_t i = (id * 0x9e3779b1u) & tmask;
     struct tentry *e = &t->entries[i];
     if (HP_LIKELY(e->ctx_id == id))
         return e;
+    return entry_new(e, c, id);
+}
+
+static struct tentry *entry_new(struct tentry *e, struct hp_ctx *c, uint32_t id)
+{
     if (!c)
         c = __atomic_load_n(&hp_prof.by_id[id], __ATOMIC_ACQUIRE);
     if (!c)
@@ -637,8 +645,8 @@ void hp_note_threads(void)
 
 /* ---------- events ---------- */
 
-static void free_event(struct hp_thread *t, uint32_t ctx_id, uint64_t size, uint32_t alloc_ms,
-                       uint32_t alloc_cpu, uint32_t dealloc_ms, uint32_t dealloc_cpu)
+static inline void free_event(struct hp_thread *t, uint32_t ctx_id, uint64_t size, uint32_t alloc_ms,
+                              uint32_t alloc_cpu, uint32_t dealloc_ms, uint32_t dealloc_cpu)
 {
     struct hp_block_event ev = {size, alloc_ms, dealloc_ms, alloc_cpu, dealloc_cpu, 0, 0};
     if (t) {

@@ -192,12 +192,24 @@ static void own_stack(uintptr_t *lo, uintptr_t *hi)
 /* Upper bound for reads during a walk starting at sp: the thread's stack top when sp is on the
  * thread's own stack (all of it above sp is mapped). Otherwise (an alternate signal stack, a
  * coroutine's stack) as much above sp as mincore says is mapped, up to 256 KiB. */
-static uintptr_t walk_limit(uintptr_t sp)
+static uintptr_t walk_limit_other(uintptr_t sp);
+
+static inline uintptr_t walk_limit(uintptr_t sp)
 {
     uintptr_t lo, hi;
-    own_stack(&lo, &hi);
+    if (HP_LIKELY(hp_tls.stack_hi)) {
+        lo = hp_tls.stack_lo;
+        hi = hp_tls.stack_hi;
+    } else {
+        own_stack(&lo, &hi);
+    }
     if (HP_LIKELY(sp >= lo && sp < hi))
         return hi;
+    return walk_limit_other(sp);
+}
+
+static uintptr_t walk_limit_other(uintptr_t sp)
+{
     uintptr_t page = sp & ~(uintptr_t)4095;
     static const unsigned pages[] = {64, 16, 4, 1};
     unsigned char vec[64];
