@@ -848,9 +848,11 @@ void hp_profile_init(void)
 {
     hp_prof.max_id = (uint32_t)hp_opt.max_contexts + 1;
     hp_prof.next_id = 1;
-    /* A quarter of a bucket per possible context keeps the array small enough to stay mostly
-     * in cache and TLB; chains stay short until the depot is nearly full. */
-    uint64_t nb = hp_round_pow2(hp_opt.max_contexts / 4 < 4096 ? 4096 : hp_opt.max_contexts / 4);
+    /* One bucket per 16 possible contexts: the array (512 KiB by default) is touched all over
+     * as soon as a few thousand contexts exist, so it is kept small; chains stay short until
+     * the depot is far fuller than most programs get, and only threads' stack-cache misses
+     * walk them. */
+    uint64_t nb = hp_round_pow2(hp_opt.max_contexts / 16 < 4096 ? 4096 : hp_opt.max_contexts / 16);
     buckets = hp_meta_map(nb * sizeof *buckets);
     hp_prof.by_id = hp_meta_map((size_t)hp_prof.max_id * sizeof *hp_prof.by_id);
     ways = hp_opt.hib_table_ways;
