@@ -75,7 +75,8 @@ static int fault_check(void)
 }
 
 /* Fill in the header of a new block and record it with the profiler. */
-static void *finish(void *raw, void *user, uint64_t size, int aligned)
+static inline __attribute__((always_inline)) void *finish(void *raw, void *user, uint64_t size,
+                                                          int aligned)
 {
     struct hp_header *h = hp_hdr(user);
     uint32_t off16 = (uint32_t)(((uintptr_t)user - (uintptr_t)raw) / 16);

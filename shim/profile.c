@@ -645,8 +645,10 @@ void hp_note_threads(void)
 
 /* ---------- events ---------- */
 
-static inline void free_event(struct hp_thread *t, uint32_t ctx_id, uint64_t size, uint32_t alloc_ms,
-                              uint32_t alloc_cpu, uint32_t dealloc_ms, uint32_t dealloc_cpu)
+static inline __attribute__((always_inline)) void free_event(struct hp_thread *t, uint32_t ctx_id,
+                                                             uint64_t size, uint32_t alloc_ms,
+                                                             uint32_t alloc_cpu, uint32_t dealloc_ms,
+                                                             uint32_t dealloc_cpu)
 {
     struct hp_block_event ev = {size, alloc_ms, dealloc_ms, alloc_cpu, dealloc_cpu, 0, 0};
     if (t) {
