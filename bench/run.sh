@@ -225,6 +225,25 @@ cell_cpu() {
         if (b0 > 0) printf "%.2fs %5.2fx", t, t / b0; else printf "%.2fs", t }'
 }
 
+# cell_paired WL CFG: the median over repetitions of (wall time / bare wall time of the same
+# repetition), with the smallest and largest. Each repetition runs bare and every config back to
+# back, so a pair shares the machine's state; on a machine whose speed drifts (shared hosts),
+# this says more than the ratio of best times, which pits the luckiest bare run against the
+# luckiest other one.
+cell_paired() {
+    if [ -f "$RES/$1.$2.fail" ] || [ -f "$RES/$1.bare.fail" ] || [ ! -s "$RES/$1.$2" ] ||
+        [ ! -s "$RES/$1.bare" ]; then
+        echo "-"
+        return
+    fi
+    paste -d' ' "$RES/$1.bare" "$RES/$1.$2" | awk 'NF == 8 && $1 > 0 { print $5 / $1 }' | sort -n |
+        awk '{ r[NR] = $1 }
+             END {
+                 if (NR == 0) { print "-"; exit }
+                 m = (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2
+                 printf "%.2fx (%.2f-%.2f)", m, r[1], r[NR] }'
+}
+
 # cell_stats WL CFG: "contexts, mean frames, allocations without a stack" of the profile
 cell_stats() {
     f=$RES/$1.$2.stats
@@ -288,6 +307,18 @@ scaling() {
             "$(cell_time "$wl" shim "$(target "$wl")")" "$(cell_time "$wl" shim-fp "$(target "$wl")")" \
             "$(cell_time "$wl" shim-lu "$(target "$wl")")" \
             "$(cell_time "$wl" heaptrack "")" "$(cell_time "$wl" heaptrack-raw "")"
+    done
+    echo
+    echo "paired wall ratios: median over the $REPS repetitions of time / bare time of the same"
+    echo "repetition (smallest-largest); steadier than the ratio of best times when the machine's"
+    echo "speed drifts"
+    printf '%-9s | %-19s | %-19s | %-19s | %-19s | %-19s\n' workload \
+        "shim (default)" "shim unwinder=fp" shim+libunwind heaptrack "heaptrack -r"
+    printf '%s\n' "----------+---------------------+---------------------+---------------------+---------------------+--------------------"
+    for wl in $WORKLOADS; do
+        printf '%-9s | %-19s | %-19s | %-19s | %-19s | %-19s\n' "$wl" \
+            "$(cell_paired "$wl" shim)" "$(cell_paired "$wl" shim-fp)" "$(cell_paired "$wl" shim-lu)" \
+            "$(cell_paired "$wl" heaptrack)" "$(cell_paired "$wl" heaptrack-raw)"
     done
     echo
     echo "CPU time (user+sys of all processes, best of $REPS); less disturbed by other load than wall"
