@@ -8,10 +8,12 @@
 
 #include <dlfcn.h>
 
+/* Referenced only from the assembly below: `used` keeps link-time optimisation from dropping
+ * or renaming them. */
 HP_INTERNAL void *(*hp_real_dlopen)(const char *, int);
-HP_INTERNAL int hp_dlopen_mask = ~0;
+HP_INTERNAL __attribute__((used)) int hp_dlopen_mask = ~0;
 
-HP_INTERNAL void *hp_dlopen_target(void)
+HP_INTERNAL __attribute__((used, noinline)) void *hp_dlopen_target(void)
 {
     hp_ready();
     if (!hp_real_dlopen)
