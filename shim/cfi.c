@@ -592,7 +592,16 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
     if (!cache)
         return 0;
     /* The first address must be code too. */
-    uint64_t r0 = thread_rule(wc, ip - 1);
+    uint64_t r0;
+    if (wc && wc->first_ip == ip) {
+        r0 = wc->first_rule; /* allocations keep coming through the same few wrappers */
+    } else {
+        r0 = thread_rule(wc, ip - 1);
+        if (wc) {
+            wc->first_ip = ip;
+            wc->first_rule = r0;
+        }
+    }
     if (!(r0 & (R_VALID | R_IN_OBJECT)) && !hp_is_exec_mapping(ip))
         return 0;
     if (!wc) {
