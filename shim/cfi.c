@@ -626,9 +626,11 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
                 j++;
                 jsp = j < END ? wc->sp[j] : UINTPTR_MAX;
             }
-            /* One branch for the three tests: their outcomes are hard to predict. */
+            /* One branch for the three tests: their outcomes are hard to predict. A previous
+             * walk cut at the depth limit lacks its outer frames: joining it is right only if
+             * it still gives as many frames as a walk from here would take. */
             int same = (jsp == sp) & (wc->ip[j] == ip) & (wc->bp[j] == bp);
-            if (same && suffix_holds(wc, j, &ok)) {
+            if (same && (!wc->truncated || m + (END - j) >= max) && suffix_holds(wc, j, &ok)) {
                 reuse = j;
                 trunc = wc->truncated;
                 break;

@@ -72,9 +72,11 @@ static __attribute__((noinline)) void site_b(int depth, unsigned path)
     sink++;
 }
 
+static int capture_at; /* the depth at which level() captures */
+
 static __attribute__((noinline)) void level(int depth, unsigned path)
 {
-    if (depth == 0) {
+    if (depth == capture_at) {
         capture();
         if (compare)
             check_same();
@@ -152,6 +154,26 @@ START_TEST(test_walk_truncated)
 }
 END_TEST
 
+/* A walk that joins one which stopped at the depth limit must not come out shorter than the
+ * limit: the same recursion, captured one level further out. */
+START_TEST(test_walk_truncated_join)
+{
+    setup();
+    max_depth = 5;
+    for (unsigned path = 0; path < 16; path++) {
+        capture_at = 0;
+        level(10, path);
+        capture_at = 1;
+        level(10, path);
+        ck_assert_int_eq(plain.n, 5);
+        capture_at = 3;
+        level(10, path);
+    }
+    capture_at = 0;
+    max_depth = 64;
+}
+END_TEST
+
 START_TEST(test_rseq_cpu)
 {
     hp_clock_init();
@@ -175,6 +197,7 @@ int main(void)
     tcase_add_test(tc, test_walk_reuses);
     tcase_add_test(tc, test_walk_repeats_and_siblings);
     tcase_add_test(tc, test_walk_truncated);
+    tcase_add_test(tc, test_walk_truncated_join);
     tcase_add_test(tc, test_rseq_cpu);
     suite_add_tcase(s, tc);
     return hp_unit_run(s);
