@@ -10,16 +10,21 @@ endif
 OPT     ?= -O2 -g
 
 # The injected library: no builtins (calloc must not become calloc), frame pointers for the
-# fp unwinder, initial-exec TLS, hidden by default with a version script.
-SHIM_CFLAGS := $(OPT) $(WARN) -std=gnu11 -fPIC -fno-builtin -fno-omit-frame-pointer \
+# fp unwinder, initial-exec TLS, hidden by default with a version script. -O3: its allocation
+# path is the program's hot path (a few per cent faster than -O2 on the benchmarks).
+SHIM_OPT ?= -O3 -g
+SHIM_CFLAGS := $(SHIM_OPT) $(WARN) -std=gnu11 -fPIC -fno-builtin -fno-omit-frame-pointer \
 	-ftls-model=initial-exec -fvisibility=hidden -fno-stack-protector -pthread \
 	-D_GNU_SOURCE -Ishim -Ibackend -Ibootstrap -I.
 SHIM_LDFLAGS := -shared -Wl,--version-script=shim/libheapprof.map -Wl,-z,now -Wl,-z,nodelete \
 	-pthread -ldl -Wl,--no-undefined
 # Link-time optimisation of the injected library (the allocation path crosses several files),
 # when the compiler and linker can do it; SHIM_LTO= turns it off. Unit-test objects never use it.
-SHIM_LTO ?= $(shell echo 'int f(void){return 0;}' | $(CC) -flto -fPIC -shared -x c -o /dev/null - \
-	2>/dev/null && echo -flto)
+# (gcc takes -flto=auto, which runs its back end in parallel without a warning; clang -flto.)
+ifeq ($(origin SHIM_LTO),undefined)
+SHIM_LTO := $(shell for f in -flto=auto -flto; do echo 'int f(void){return 0;}' | \
+	$(CC) $$f -fPIC -shared -x c -o /dev/null - 2>/dev/null && echo $$f && break; done)
+endif
 
 SHIM_SRCS := $(wildcard shim/*.c) $(wildcard backend/*.c) $(wildcard bootstrap/*.c)
 SHIM_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SHIM_SRCS))
