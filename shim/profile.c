@@ -262,6 +262,12 @@ static __attribute__((noinline)) void new_peak(int64_t now_size, int64_t now_cou
         hp_lock(&peak_lock);
     if ((uint64_t)now_size > hp_prof.peak_size) {
         hp_prof.peak_size = (uint64_t)now_size;
+        /* Threads batch their live-byte changes by the slack: peak_slack_kb, or 1/256 of the
+         * peak once that is more (rounded to a power of two, so it changes rarely). The error
+         * bound stays proportionate for small heaps, and large ones push less often. */
+        uint64_t want = hp_prof.peak_size >> 8;
+        if (want > __atomic_load_n(&hp_prof.slack, __ATOMIC_RELAXED))
+            __atomic_store_n(&hp_prof.slack, hp_round_pow2(want), __ATOMIC_RELAXED);
         hp_prof.peak_count = now_count > 0 ? (uint64_t)now_count : 0;
         hp_prof.peak_ms = hp_now_ms();
         /* Per-context values at the peak are wanted when the heap starts to shrink from it.

@@ -185,6 +185,22 @@ START_TEST(test_values_at_peak_one_thread)
 }
 END_TEST
 
+/* The threads' batch grows with the peak: peak_slack_kb, or 1/256 of the peak (a power of two). */
+START_TEST(test_slack_follows_peak)
+{
+    init_profiler("output=:verbosity=0:peak_slack_kb=1");
+    ck_assert_uint_eq(hp_prof.slack, 1024);
+    uint32_t a = site(0)(100000, 1, 0);    /* 100000 / 256 = 390: below the minimum */
+    ck_assert_uint_eq(hp_prof.slack, 1024);
+    site(0)(1000000, 1, 0);                /* peak 1100000 / 256 = 4296 -> 8192 */
+    ck_assert_uint_eq(hp_prof.slack, 8192);
+    hp_profile_free(a, 100000, 1, 0);
+    ck_assert_uint_eq(hp_profile_slack_bound(), 0); /* one thread: exact */
+    hp_note_threads();
+    ck_assert_uint_eq(hp_profile_slack_bound(), 8192 * 2);
+}
+END_TEST
+
 START_TEST(test_live_counters_and_table)
 {
     init_profiler("output=:verbosity=0");
@@ -469,6 +485,7 @@ int main(void)
     tcase_add_test(tc, test_contexts_per_site);
     tcase_add_test(tc, test_live_counters_and_table);
     tcase_add_test(tc, test_values_at_peak_one_thread);
+    tcase_add_test(tc, test_slack_follows_peak);
     tcase_add_test(tc, test_lifetimes_from_clock);
     tcase_add_test(tc, test_eviction_without_output);
     tcase_add_test(tc, test_context_limit);
