@@ -156,14 +156,21 @@ int hp_is_exec_mapping(uintptr_t pc)
 
 static uint64_t main_stack_limit;
 
+static void own_stack_compute(uintptr_t *lo, uintptr_t *hi);
+
 /* This thread's own stack, [lo, hi): computed once per thread. */
-static void own_stack(uintptr_t *lo, uintptr_t *hi)
+static inline void own_stack(uintptr_t *lo, uintptr_t *hi)
 {
     if (HP_LIKELY(hp_tls.stack_hi)) {
         *lo = hp_tls.stack_lo;
         *hi = hp_tls.stack_hi;
         return;
     }
+    own_stack_compute(lo, hi);
+}
+
+static void own_stack_compute(uintptr_t *lo, uintptr_t *hi)
+{
     uintptr_t l = 0, h = 0;
     if (syscall(SYS_gettid) == getpid()) {
         h = (uintptr_t)__libc_stack_end; /* every frame of the main thread is below it */
@@ -197,12 +204,7 @@ static uintptr_t walk_limit_other(uintptr_t sp);
 static inline uintptr_t walk_limit(uintptr_t sp)
 {
     uintptr_t lo, hi;
-    if (HP_LIKELY(hp_tls.stack_hi)) {
-        lo = hp_tls.stack_lo;
-        hi = hp_tls.stack_hi;
-    } else {
-        own_stack(&lo, &hi);
-    }
+    own_stack(&lo, &hi);
     if (HP_LIKELY(sp >= lo && sp < hi))
         return hi;
     return walk_limit_other(sp);
