@@ -190,8 +190,11 @@ best() {
 }
 field() { echo "$1" | awk -v i="$2" '{ print $i }'; }
 
-# cell_time WL CFG: "1.234s 2.10x" against the bare time of the same workload
-cell_time() {
+# cell_ratio WL CFG FIELD [LIMIT]: field FIELD (1: wall, 4: cpu seconds) of the fastest run and
+# its ratio to bare's, e.g. "1.234s  2.10x". With a LIMIT (the wall-time target) the cell is
+# marked OVER above it, or "short" when the profile averages under 3 frames per allocation (the
+# fp unwinder through code without frame pointers): the targets are for full stacks.
+cell_ratio() {
     b=$(best "$1" "$2")
     case $b in
     FAIL) echo "FAILED" ; return ;;
@@ -199,31 +202,18 @@ cell_time() {
        return ;;
     esac
     base=$(best "$1" bare)
-    case $base in FAIL | -) echo "$(field "$b" 1)s" ; return ;; esac
-    # The targets are for full stacks: a run whose profile averages under 3 frames per
-    # allocation (fp unwinder through code without frame pointers) is marked "short" instead.
+    case $base in FAIL | -) echo "$(field "$b" "$3")s" ; return ;; esac
     fr=-1
-    [ -s "$RES/$1.$2.stats" ] && fr=$(awk '{ print $3 }' "$RES/$1.$2.stats")
-    awk -v t="$(field "$b" 1)" -v b0="$(field "$base" 1)" -v lim="$3" -v fr="$fr" 'BEGIN {
+    [ -n "${4:-}" ] && [ -s "$RES/$1.$2.stats" ] && fr=$(awk '{ print $3 }' "$RES/$1.$2.stats")
+    awk -v t="$(field "$b" "$3")" -v b0="$(field "$base" "$3")" -v lim="${4:-}" -v fr="$fr" 'BEGIN {
+        if (b0 <= 0) { printf "%.2fs\n", t; exit }
         r = t / b0; s = sprintf("%.2fs %5.2fx", t, r)
         if (lim != "" && fr >= 0 && fr < 3) s = s " short"
         else if (lim != "" && r > lim) s = s " OVER"
         print s }'
 }
-
-# cell_cpu WL CFG: user+sys seconds of the fastest run and its ratio to bare's
-cell_cpu() {
-    b=$(best "$1" "$2")
-    case $b in
-    FAIL) echo "FAILED" ; return ;;
-    -) case $USE_SHIM.$2 in 0.shim*) echo "not yet measured" ;; *) echo "-" ;; esac
-       return ;;
-    esac
-    base=$(best "$1" bare)
-    case $base in FAIL | -) echo "$(field "$b" 4)s" ; return ;; esac
-    awk -v t="$(field "$b" 4)" -v b0="$(field "$base" 4)" 'BEGIN {
-        if (b0 > 0) printf "%.2fs %5.2fx", t, t / b0; else printf "%.2fs", t }'
-}
+cell_time() { cell_ratio "$1" "$2" 1 "$3"; }
+cell_cpu() { cell_ratio "$1" "$2" 4; }
 
 # cell_paired WL CFG: the median over repetitions of (wall time / bare wall time of the same
 # repetition), with the smallest and largest. Each repetition runs bare and every config back to

@@ -23,7 +23,8 @@ struct hp_walk_cache {
     int base;           /* the previous walk is in [base, HP_WALK_MAX); HP_WALK_MAX: none */
     int truncated;      /* it stopped at the depth limit, not at the end of the stack */
     uintptr_t stack_hi; /* the stack it walked */
-    uintptr_t first_ip, first_rule; /* the innermost frame's address and rule last time */
+    uintptr_t first_ip; /* the innermost frame's address last time, and its rule */
+    uint64_t first_rule;
     uintptr_t ip[HP_WALK_MAX + 1];   /* ip[HP_WALK_MAX]: what the last frame's step read */
     uintptr_t ra_slot[HP_WALK_MAX];  /* where frame k's step read ip[k + 1] */
     uintptr_t sp[HP_WALK_MAX + 1];
