@@ -98,6 +98,33 @@ static inline __attribute__((always_inline)) void *finish(void *raw, void *user,
     return user;
 }
 
+/* Where the user pointer goes in a plain block from the backend: the first 32-byte boundary at
+ * least a header in. */
+static inline void *plain_user(void *raw)
+{
+    return (void *)(((uintptr_t)raw + HP_HEADER_SIZE + 31) & ~(uintptr_t)31);
+}
+
+static inline int page_start(const void *user) { return ((uintptr_t)user & 4095) == 0; }
+
+/* A user pointer on a page boundary has its header on the previous page, and free() must then
+ * ask the kernel (mincore) whether that page is mapped before reading it: a system call for
+ * one block in 128. Plain blocks avoid the boundary: the block is taken again 32 bytes larger
+ * and the user pointer moves one 32-byte step further in. Best effort: if that fails the
+ * first block is kept, and free() still handles it. */
+static __attribute__((noinline)) void *off_page_start(void **rawp, size_t need, int zero)
+{
+    void *raw2 = zero && hp_be.calloc ? hp_be.calloc(1, need + 32) : hp_be.malloc(need + 32);
+    if (!raw2)
+        return plain_user(*rawp);
+    hp_be.free(*rawp);
+    *rawp = raw2;
+    void *user = plain_user(raw2);
+    if (page_start(user))
+        user = (char *)user + 32;
+    return user;
+}
+
 static void *boot_alloc(size_t size, size_t align)
 {
     hp_tls.boot_calls++;
@@ -135,7 +162,9 @@ void *hp_alloc(size_t size, size_t align, int zero)
             raw = hp_be.malloc(need);
         if (HP_UNLIKELY(!raw))
             return NULL;
-        user = (void *)(((uintptr_t)raw + HP_HEADER_SIZE + 31) & ~(uintptr_t)31);
+        user = plain_user(raw);
+        if (HP_UNLIKELY(page_start(user)))
+            user = off_page_start(&raw, need, zero);
         if (zero && !hp_be.calloc)
             memset(user, 0, size);
     } else {
@@ -310,12 +339,29 @@ void *hp_realloc(void *p, size_t size)
         bad_free("realloc of freed block", p, &hp_counters.double_frees);
         return hp_be.realloc(raw, size);
     }
-    void *nraw = hp_be.realloc(raw, size + PLAIN_OVERHEAD);
+    /* The old user data starts old_off bytes in: 32 or 48, or 32 more for a block kept off a
+     * page start (see off_page_start); the new block must hold it at the same offset. */
+    size_t need = size + PLAIN_OVERHEAD + (old_off > PLAIN_OVERHEAD ? 32 : 0);
+    void *nraw = hp_be.realloc(raw, need);
     if (!nraw) {
         __atomic_store_n(&h->state, HP_STATE_LIVE, __ATOMIC_RELEASE);
         return NULL; /* the old block is untouched */
     }
-    void *user = (void *)(((uintptr_t)nraw + HP_HEADER_SIZE + 31) & ~(uintptr_t)31);
+    void *user = plain_user(nraw);
+    if (HP_UNLIKELY(page_start(user))) {
+        /* Off the page start as in hp_alloc, with 32 more bytes (the contents stay where
+         * they are relative to nraw, grown in place or moved). */
+        if (need == size + PLAIN_OVERHEAD) {
+            void *bigger = hp_be.realloc(nraw, need + 32);
+            if (bigger) {
+                nraw = bigger;
+                need += 32;
+                user = plain_user(nraw);
+            }
+        }
+        if (page_start(user) && need > size + PLAIN_OVERHEAD)
+            user = (char *)user + 32;
+    }
     if ((uintptr_t)user - (uintptr_t)nraw != old_off)
         memmove(user, (char *)nraw + old_off, old_size < size ? old_size : size);
     if (hp_profiling && old.context_id)
