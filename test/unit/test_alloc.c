@@ -33,6 +33,7 @@ static struct {
 } st;
 
 static int next_shift;     /* 0: results are 32-aligned; 16: they are 16 mod 32 */
+static int page_start_next; /* this many next plain results put the user pointer on a page start */
 static int realloc_fails;  /* the fake realloc returns NULL */
 static int realloc_inplace; /* the fake realloc keeps the block when it can */
 #define USABLE_SLACK 8     /* the fake's usable size is the request plus this */
@@ -50,8 +51,19 @@ static void *fake_make(size_t n, size_t align, int shift)
     if (n > ((size_t)1 << 40))
         return NULL;
     ck_assert_int_lt(nreg, MAX_BLOCKS);
-    size_t lead = align > 32 ? align : (size_t)32 + (size_t)shift;
-    char *base = memalign(align > 64 ? align : 64, lead + n + 64);
+    size_t lead;
+    char *base;
+    if (align > 32) {
+        lead = align;
+        base = memalign(align > 64 ? align : 64, lead + n + 64);
+    } else {
+        /* Page-aligned underneath, so where the shim's user pointer falls is up to the test:
+         * well inside the page, or (page_start_next) exactly at the next page's start. */
+        lead = page_start_next ? (size_t)4096 - 32 - (size_t)shift : (size_t)64 + (size_t)shift;
+        if (page_start_next)
+            page_start_next--;
+        base = memalign(4096, lead + n + 64);
+    }
     ck_assert_ptr_nonnull(base);
     char *user = base + lead;
     memset(user, 0xAA, n); /* the underlying allocator does not zero */
@@ -154,6 +166,7 @@ static void setup(void)
     memset(&st, 0, sizeof st);
     memset(&hp_counters, 0, sizeof hp_counters);
     next_shift = 0;
+    page_start_next = 0;
     realloc_fails = realloc_inplace = 0;
 }
 
@@ -230,6 +243,67 @@ START_TEST(test_plain_alloc_16_mod_32_source)
     ck_assert_uint_eq(hp_hdr(p)->base_off16, 3);
     /* The user block ends inside what the backend gave. */
     ck_assert_uint_le((uintptr_t)p + 1, (uintptr_t)st.last_ret + st.last_req);
+}
+END_TEST
+
+/* A user pointer on a page start would put its header on the previous page: the block is
+ * taken again 32 bytes larger, the first one handed back, the user pointer 32 bytes further. */
+START_TEST(test_plain_alloc_avoids_page_start)
+{
+    /* twice = 1: the second block is on a page start as well, and the user pointer goes 32
+     * bytes further in than usual (the 32 extra bytes make room). */
+    for (int twice = 0; twice <= 1; twice++)
+        for (int shift = 0; shift <= 16; shift += 16)
+            for (int zero = 0; zero <= 1; zero++) {
+                memset(&st, 0, sizeof st);
+                next_shift = shift;
+                page_start_next = 1 + twice;
+                char *p = hp_alloc(100, 0, zero);
+                ck_assert_ptr_nonnull(p);
+                ck_assert_int_eq(zero ? st.calloc : st.malloc, 2);
+                ck_assert_int_eq(st.free, 1);
+                ck_assert_uint_eq(st.last_req, 100 + 48 + 32);
+                ck_assert_uint_ne((uintptr_t)p % 4096, 0);
+                ck_assert_uint_eq((uintptr_t)p % 32, 0);
+                size_t off = (size_t)(shift ? 48 : 32) + (twice ? 32 : 0);
+                ck_assert_ptr_eq(p, (char *)st.last_ret + off);
+                ck_assert_uint_le((uintptr_t)p + 100, (uintptr_t)st.last_ret + st.last_req);
+                assert_header(p, 100, st.last_ret, 0);
+                if (zero)
+                    ck_assert_uint_eq(nonzero(p, 100), 0);
+                fill(p, 100, 9);
+                /* realloc keeps the offset: the contents stay, and a block 32 bytes further
+                 * in keeps its 32 extra bytes. */
+                realloc_inplace = 1;
+                char *q = hp_realloc(p, 60);
+                ck_assert_ptr_eq(q, p);
+                ck_assert_uint_eq(st.last_req, 60 + 48 + (twice ? 32 : 0));
+                ck_assert_uint_eq(mismatches(q, 60, 9), 0);
+                realloc_inplace = 0;
+                /* Growing moves it into a fresh block: the usual offset again. */
+                char *r = hp_realloc(q, 3000);
+                ck_assert_uint_eq(mismatches(r, 60, 9), 0);
+                ck_assert_ptr_eq(r, (char *)st.last_ret + (shift ? 48 : 32));
+                hp_free(r);
+                ck_assert_int_eq(hp_hdr(r)->state, HP_STATE_FREED);
+            }
+}
+END_TEST
+
+/* realloc whose new block would put the user pointer on a page start grows it by 32 bytes. */
+START_TEST(test_realloc_avoids_page_start)
+{
+    char *p = hp_alloc(200, 0, 0);
+    fill(p, 200, 4);
+    page_start_next = 1;
+    char *q = hp_realloc(p, 500);
+    ck_assert_ptr_nonnull(q);
+    ck_assert_uint_ne((uintptr_t)q % 4096, 0);
+    ck_assert_int_eq(st.realloc, 2);
+    ck_assert_uint_eq(st.last_req, 500 + 48 + 32);
+    ck_assert_uint_eq(mismatches(q, 200, 4), 0);
+    assert_header(q, 500, st.last_ret, 0);
+    hp_free(q);
 }
 END_TEST
 
@@ -801,6 +875,8 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, NULL);
     tcase_add_test(tc, test_plain_alloc_32_aligned_source);
     tcase_add_test(tc, test_plain_alloc_16_mod_32_source);
+    tcase_add_test(tc, test_plain_alloc_avoids_page_start);
+    tcase_add_test(tc, test_realloc_avoids_page_start);
     tcase_add_test(tc, test_zero_size);
     tcase_add_test(tc, test_calloc_path);
     tcase_add_test(tc, test_calloc_fallback_zeroes);
