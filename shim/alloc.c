@@ -84,7 +84,8 @@ static inline __attribute__((always_inline)) void *finish(void *raw, void *user,
     if (hp_profiling) {
         ms = hp_now_ms();
         cpu = hp_cpu();
-        ctx = hp_profile_alloc(size, ms, cpu);
+        /* The frame of the entry point this is inlined into: the stack walk starts there. */
+        ctx = hp_profile_alloc_at(size, ms, cpu, (uintptr_t)__builtin_frame_address(0));
     }
     h->size_cpu = size | ((uint64_t)(cpu & 0xffff) << 48);
     h->context_id = ctx;

@@ -67,7 +67,10 @@ uint64_t hp_start_unix_ns(void);
 
 /* ---- profiler (profile.c) ---- */
 void hp_profile_init(void);
-/* On allocation: returns the context id for the header (0 if not profiled) and accounts it. */
+/* On allocation: returns the context id for the header (0 if not profiled) and accounts it.
+ * frame: the frame address of a shim function that is still running (the entry point's), where
+ * the stack walk may start instead of at its own frame; 0: no such hint. */
+uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu, uintptr_t frame);
 uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu);
 /* On free of a block whose header says it was profiled. */
 void hp_profile_free(uint32_t ctx, uint64_t size, uint32_t alloc_ms, uint32_t alloc_cpu);
@@ -84,11 +87,12 @@ void hp_stack_fork_child(void);
 /* Innermost first, shim frames dropped. Returns the depth; *truncated set when cut. *out points
  * at the frames (pcs, or the walk cache wc), *hash is their hp_stack_hash (cfi.h). pcs must
  * have room for max + HP_STACK_SLACK entries (unwinders that cannot skip the shim's own frames
- * write them first). */
+ * write them first). frame: where the frame-pointer walk of the shim's own frames may start
+ * (a frame of a shim function below on this stack), 0 for the caller's own frame. */
 #define HP_STACK_SLACK 16
 struct hp_walk_cache;
 int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc,
-                     const uintptr_t **out, uint64_t *hash);
+                     const uintptr_t **out, uint64_t *hash, uintptr_t frame);
 void hp_maps_refresh(int force);
 int hp_is_exec(uintptr_t pc);          /* in an executable mapping or a loaded object */
 int hp_is_exec_mapping(uintptr_t pc);  /* in the executable mappings of /proc/self/maps */

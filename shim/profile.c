@@ -706,6 +706,11 @@ static void run_deferred(struct hp_thread *t)
 
 uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu)
 {
+    return hp_profile_alloc_at(size, now_ms, cpu, 0);
+}
+
+uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu, uintptr_t frame)
+{
     struct hp_tls *tl = &hp_tls;
     if (tl->depth) {
         hp_count(&hp_counters.unprofiled_allocs);
@@ -721,7 +726,7 @@ uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu)
     int truncated = 0;
     const uintptr_t *frames;
     uint64_t h;
-    int n = hp_stack_capture(pcs, max, &truncated, t ? &t->walk : NULL, &frames, &h);
+    int n = hp_stack_capture(pcs, max, &truncated, t ? &t->walk : NULL, &frames, &h, frame);
     if (truncated)
         hp_count(&hp_counters.truncated_stacks);
     struct hp_ctx *c = NULL;

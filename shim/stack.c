@@ -228,9 +228,8 @@ static uintptr_t walk_limit_other(uintptr_t sp)
 
 static int in_shim(uintptr_t pc) { return pc >= shim_lo && pc < shim_hi; }
 
-static int capture_fp(uintptr_t *pcs, int max, int *truncated)
+static int capture_fp(uintptr_t *pcs, int max, int *truncated, uintptr_t fp)
 {
-    uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
     uintptr_t lo = fp, hi = walk_limit(fp);
     uintptr_t code_lo = 0, code_hi = 0; /* the executable range the last frame was in */
     int n = 0, miss = 0;
@@ -264,9 +263,8 @@ static int capture_fp(uintptr_t *pcs, int max, int *truncated)
 /* Walk the shim's own frames (built with frame pointers) to the first frame outside it, then
  * follow the program's frames with their call frame information. */
 static int capture_cfi(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc,
-                       const uintptr_t **out, uint64_t *hash)
+                       const uintptr_t **out, uint64_t *hash, uintptr_t fp)
 {
-    uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
     uintptr_t lo = fp, hi = walk_limit(fp);
     while (fp >= lo && fp < hi && hi - fp >= 2 * sizeof(uintptr_t) && !(fp & (sizeof(uintptr_t) - 1))) {
         uintptr_t next = ((uintptr_t *)fp)[0];
@@ -303,13 +301,17 @@ static int capture_unwind(uintptr_t *pcs, int max, int *truncated)
 }
 
 int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc,
-                     const uintptr_t **out, uint64_t *hash)
+                     const uintptr_t **out, uint64_t *hash, uintptr_t frame)
 {
     *out = pcs;
     *hash = HP_STACK_HASH_SEED;
+    /* The walk of the shim's frames starts at the entry point's frame when the caller knows
+     * it: fewer of our own frames to step over. */
+    if (!frame)
+        frame = (uintptr_t)__builtin_frame_address(0);
     if (use_cfi)
-        return capture_cfi(pcs, max, truncated, wc, out, hash);
-    int n = unw_backtrace_fn ? capture_unwind(pcs, max, truncated) : capture_fp(pcs, max, truncated);
+        return capture_cfi(pcs, max, truncated, wc, out, hash, frame);
+    int n = unw_backtrace_fn ? capture_unwind(pcs, max, truncated) : capture_fp(pcs, max, truncated, frame);
     *hash = hp_stack_hash(pcs, n);
     return n;
 }
