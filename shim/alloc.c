@@ -5,6 +5,7 @@
 #include "header.h"
 #include "backend.h"
 #include "bootstrap.h"
+#include "meta.h"
 #include "options.h"
 
 #include <errno.h>
@@ -74,6 +75,89 @@ static int fault_check(void)
     return __atomic_add_fetch(&n, 1, __ATOMIC_RELAXED) > hp_opt.fault_after;
 }
 
+/* ---------- page-start blocks ----------
+ * A block whose user pointer starts a page has its header on the previous page. free() of an
+ * arbitrary pointer at a page start must not read that page unless it is mapped, and asking the
+ * kernel (mincore) is a system call costing microseconds in a virtual machine; one plain block
+ * in 128 falls there (python3 made 45,000 such calls per run), and every block aligned to a
+ * page does. So the shim remembers which page starts are live blocks of its own: one bit per
+ * page, in 32 KiB bitmaps of 1 GiB of address space each, found through a table of 131,072
+ * pointers (47-bit user addresses), all from the metadata arena and made on first use. A bit
+ * is set when such a block is handed out and cleared before the block goes back to the
+ * backend, so a set bit always means "our block: its header is mapped". A clear bit (a
+ * foreign pointer, a double free, a block made when the metadata budget was spent) falls back
+ * to mincore. */
+#define PS_L2_PAGES_LOG 18 /* pages per bitmap: 1 GiB */
+#define PS_L1_SIZE ((size_t)1 << (47 - 12 - PS_L2_PAGES_LOG))
+
+static uint64_t **ps_l1;
+
+static inline uint64_t *ps_bitmap(uintptr_t page) /* NULL if there is none yet */
+{
+    uint64_t **l1 = __atomic_load_n(&ps_l1, __ATOMIC_ACQUIRE);
+    return l1 ? __atomic_load_n(&l1[page >> PS_L2_PAGES_LOG], __ATOMIC_ACQUIRE) : NULL;
+}
+
+/* Did we hand out user pointer `user` (a page start) and not take it back yet? */
+static inline int ps_ours(uintptr_t user)
+{
+    uintptr_t page = user >> 12;
+    if (page >> (47 - 12))
+        return 0;
+    uint64_t *bm = ps_bitmap(page);
+    if (!bm)
+        return 0;
+    uintptr_t i = page & (((uintptr_t)1 << PS_L2_PAGES_LOG) - 1);
+    return (__atomic_load_n(&bm[i / 64], __ATOMIC_RELAXED) >> (i % 64)) & 1;
+}
+
+/* Make (if need be) the table and bitmap for page; NULL when the metadata budget is spent. */
+static uint64_t *ps_make(uintptr_t page)
+{
+    uint64_t **l1 = __atomic_load_n(&ps_l1, __ATOMIC_ACQUIRE);
+    if (!l1) {
+        uint64_t **fresh = hp_meta_map(PS_L1_SIZE * sizeof *fresh);
+        if (!fresh)
+            return NULL;
+        uint64_t **none = NULL;
+        /* A lost race leaves the loser's table unused: a 1 MiB mapping, at most once. */
+        if (!__atomic_compare_exchange_n(&ps_l1, &none, fresh, 0, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE))
+            fresh = none;
+        l1 = fresh;
+    }
+    uint64_t **slot = &l1[page >> PS_L2_PAGES_LOG];
+    uint64_t *bm = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!bm) {
+        uint64_t *fresh = hp_meta_alloc(((size_t)1 << PS_L2_PAGES_LOG) / 8);
+        if (!fresh)
+            return NULL;
+        uint64_t *none = NULL;
+        bm = __atomic_compare_exchange_n(slot, &none, fresh, 0, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE) ? fresh : none;
+    }
+    return bm;
+}
+
+/* Set (on = 1) or clear the bit of page-start user pointer `user`. */
+static __attribute__((noinline)) void ps_mark(uintptr_t user, int on)
+{
+    uintptr_t page = user >> 12;
+    if (page >> (47 - 12))
+        return;
+    uint64_t *bm = on ? ps_make(page) : ps_bitmap(page);
+    if (!bm)
+        return;
+    uintptr_t i = page & (((uintptr_t)1 << PS_L2_PAGES_LOG) - 1);
+    uint64_t bit = (uint64_t)1 << (i % 64);
+    if (on)
+        __atomic_fetch_or(&bm[i / 64], bit, __ATOMIC_RELAXED);
+    else
+        __atomic_fetch_and(&bm[i / 64], ~bit, __ATOMIC_RELAXED);
+}
+
+static inline int page_start(const void *user) { return ((uintptr_t)user & 4095) == 0; }
+
 /* Fill in the header of a new block and record it with the profiler. */
 static inline __attribute__((always_inline)) void *finish(void *raw, void *user, uint64_t size,
                                                           int aligned)
@@ -96,6 +180,8 @@ static inline __attribute__((always_inline)) void *finish(void *raw, void *user,
     h->base_off16 = off16;
     h->check = hp_header_check(user, off16);
     __atomic_store_n(&h->state, HP_STATE_LIVE, __ATOMIC_RELEASE);
+    if (HP_UNLIKELY(page_start(user)))
+        ps_mark((uintptr_t)user, 1);
     return user;
 }
 
@@ -104,26 +190,6 @@ static inline __attribute__((always_inline)) void *finish(void *raw, void *user,
 static inline void *plain_user(void *raw)
 {
     return (void *)(((uintptr_t)raw + HP_HEADER_SIZE + 31) & ~(uintptr_t)31);
-}
-
-static inline int page_start(const void *user) { return ((uintptr_t)user & 4095) == 0; }
-
-/* A user pointer on a page boundary has its header on the previous page, and free() must then
- * ask the kernel (mincore) whether that page is mapped before reading it: a system call for
- * one block in 128. Plain blocks avoid the boundary: the block is taken again 32 bytes larger
- * and the user pointer moves one 32-byte step further in. Best effort: if that fails the
- * first block is kept, and free() still handles it. */
-static __attribute__((noinline)) void *off_page_start(void **rawp, size_t need, int zero)
-{
-    void *raw2 = zero && hp_be.calloc ? hp_be.calloc(1, need + 32) : hp_be.malloc(need + 32);
-    if (!raw2)
-        return plain_user(*rawp);
-    hp_be.free(*rawp);
-    *rawp = raw2;
-    void *user = plain_user(raw2);
-    if (page_start(user))
-        user = (char *)user + 32;
-    return user;
 }
 
 static void *boot_alloc(size_t size, size_t align)
@@ -164,8 +230,6 @@ void *hp_alloc(size_t size, size_t align, int zero)
         if (HP_UNLIKELY(!raw))
             return NULL;
         user = plain_user(raw);
-        if (HP_UNLIKELY(page_start(user)))
-            user = off_page_start(&raw, need, zero);
         if (zero && !hp_be.calloc)
             memset(user, 0, size);
     } else {
@@ -194,16 +258,24 @@ void *hp_alloc(size_t size, size_t align, int zero)
 
 /* Is the word just below p safe to read? Only a question when the header would start on the
  * previous page. */
-static int header_readable(const void *p)
+static __attribute__((noinline)) int page_mapped(uintptr_t a)
 {
-    uintptr_t a = (uintptr_t)p;
-    if ((a & 4095) >= HP_HEADER_SIZE)
-        return 1;
+    hp_count(&hp_counters.page_probes);
     unsigned char vec;
     int saved = errno;
     int r = mincore((void *)((a - HP_HEADER_SIZE) & ~(uintptr_t)4095), 1, &vec);
     errno = saved;
     return r == 0;
+}
+
+/* Is the header below p safe to read? Only a question when it would start on the previous page
+ * (p is 32-byte aligned here): yes for page-start blocks of ours, else ask the kernel. */
+static inline int header_readable(const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (HP_LIKELY((a & 4095) >= HP_HEADER_SIZE))
+        return 1;
+    return ps_ours(a) || page_mapped(a);
 }
 
 /* The header of p if p is a live or freed block of ours, else NULL. */
@@ -259,6 +331,8 @@ void hp_free(void *p)
     }
     if (hp_profiling && h->context_id)
         hp_profile_free(h->context_id, hp_hdr_size(h), h->alloc_ms, hp_hdr_cpu(h));
+    if (HP_UNLIKELY(page_start(p)))
+        ps_mark((uintptr_t)p, 0); /* before the backend may hand the address out again */
     hp_be.free(hp_hdr_raw(p, h));
     errno = saved;
 }
@@ -340,29 +414,16 @@ void *hp_realloc(void *p, size_t size)
         bad_free("realloc of freed block", p, &hp_counters.double_frees);
         return hp_be.realloc(raw, size);
     }
-    /* The old user data starts old_off bytes in: 32 or 48, or 32 more for a block kept off a
-     * page start (see off_page_start); the new block must hold it at the same offset. */
-    size_t need = size + PLAIN_OVERHEAD + (old_off > PLAIN_OVERHEAD ? 32 : 0);
-    void *nraw = hp_be.realloc(raw, need);
+    if (HP_UNLIKELY(page_start(p)))
+        ps_mark((uintptr_t)p, 0);
+    void *nraw = hp_be.realloc(raw, size + PLAIN_OVERHEAD);
     if (!nraw) {
         __atomic_store_n(&h->state, HP_STATE_LIVE, __ATOMIC_RELEASE);
+        if (page_start(p))
+            ps_mark((uintptr_t)p, 1);
         return NULL; /* the old block is untouched */
     }
     void *user = plain_user(nraw);
-    if (HP_UNLIKELY(page_start(user))) {
-        /* Off the page start as in hp_alloc, with 32 more bytes (the contents stay where
-         * they are relative to nraw, grown in place or moved). */
-        if (need == size + PLAIN_OVERHEAD) {
-            void *bigger = hp_be.realloc(nraw, need + 32);
-            if (bigger) {
-                nraw = bigger;
-                need += 32;
-                user = plain_user(nraw);
-            }
-        }
-        if (page_start(user) && need > size + PLAIN_OVERHEAD)
-            user = (char *)user + 32;
-    }
     if ((uintptr_t)user - (uintptr_t)nraw != old_off)
         memmove(user, (char *)nraw + old_off, old_size < size ? old_size : size);
     if (hp_profiling && old.context_id)

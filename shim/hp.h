@@ -113,6 +113,7 @@ extern char hp_exe_name[256];
 /* ---- counters for the summary ---- */
 struct hp_counters {
     uint64_t foreign_frees, double_frees, unprofiled_allocs, truncated_stacks, evicted_hibs;
+    uint64_t page_probes; /* mincore calls of the free path (not in the profile) */
 };
 extern struct hp_counters hp_counters;
 static inline void hp_count(uint64_t *c) { __atomic_fetch_add(c, 1, __ATOMIC_RELAXED); }

@@ -173,10 +173,9 @@ static void test_reallocarray(void)
     free(q);
 }
 
-/* Under the shim a plain block's user pointer never starts a page (its header would be on the
- * previous page, which free() would have to ask the kernel about): blocks that would are
- * placed 32 bytes further in. Thousands of blocks of every small size reach the boundary many
- * times; their contents survive reallocation, and every one is freed. */
+/* Blocks whose user pointer starts a page (under the shim one plain block in 128, the header
+ * then lies on the previous page): thousands of blocks of every small size, many on page
+ * starts, keep their contents across reallocation and are all freed. */
 #define NPAGE 30000
 static void *page_blocks[NPAGE];
 
@@ -195,7 +194,7 @@ static void test_page_start(void)
         page_blocks[i] = p;
     }
     if (under_shim())
-        CHECK(n_aligned == 0, "%zu plain blocks start a page", n_aligned);
+        CHECK(n_aligned > 0, "no block of %d starts a page", NPAGE);
     for (int i = 0; i < NPAGE; i++) {
         size_t size = (size_t)(i % 700) * 8 + (size_t)(i % 3) + 1;
         CHECK(pat_ok(page_blocks[i], size, (unsigned)i), "block %d lost its contents", i);
@@ -203,8 +202,6 @@ static void test_page_start(void)
         unsigned char *q = realloc(page_blocks[i], grown);
         CHECK(q, "realloc of block %d to %zu", i, grown);
         CHECK(pat_ok(q, size, (unsigned)i), "realloc of block %d lost its contents", i);
-        if (under_shim())
-            CHECK(((uintptr_t)q & 4095) != 0, "realloc put block %d at a page start", i);
         page_blocks[i] = q;
     }
     for (int i = NPAGE; i-- > 0;)
