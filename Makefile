@@ -12,7 +12,7 @@ OPT     ?= -O2 -g
 # The injected library: no builtins (calloc must not become calloc), frame pointers for the
 # fp unwinder, initial-exec TLS, hidden by default with a version script. -O3: its allocation
 # path is the program's hot path (a few per cent faster than -O2 on the benchmarks).
-SHIM_OPT ?= -O3 -g
+SHIM_OPT ?= -O2 -g
 SHIM_CFLAGS := $(SHIM_OPT) $(WARN) -std=gnu11 -fPIC -fno-builtin -fno-omit-frame-pointer \
 	-ftls-model=initial-exec -fvisibility=hidden -fno-stack-protector -pthread \
 	-D_GNU_SOURCE -Ishim -Ibackend -Ibootstrap -I.

@@ -140,7 +140,7 @@ static uint64_t *ps_make(uintptr_t page)
 }
 
 /* Set (on = 1) or clear the bit of page-start user pointer `user`. */
-static __attribute__((noinline)) void ps_mark(uintptr_t user, int on)
+static HP_COLD void ps_mark(uintptr_t user, int on)
 {
     uintptr_t page = user >> 12;
     if (page >> (47 - 12))
@@ -192,7 +192,7 @@ static inline void *plain_user(void *raw)
     return (void *)(((uintptr_t)raw + HP_HEADER_SIZE + 31) & ~(uintptr_t)31);
 }
 
-static void *boot_alloc(size_t size, size_t align)
+static HP_COLD void *boot_alloc(size_t size, size_t align)
 {
     hp_tls.boot_calls++;
     void *p = hp_boot_alloc(size, align);
@@ -258,7 +258,7 @@ void *hp_alloc(size_t size, size_t align, int zero)
 
 /* Is the word just below p safe to read? Only a question when the header would start on the
  * previous page. */
-static __attribute__((noinline)) int page_mapped(uintptr_t a)
+static HP_COLD int page_mapped(uintptr_t a)
 {
     hp_count(&hp_counters.page_probes);
     unsigned char vec;
@@ -291,7 +291,7 @@ static struct hp_header *our_header(void *p)
     return h;
 }
 
-static void bad_free(const char *what, void *p, uint64_t *counter)
+static HP_COLD void bad_free(const char *what, void *p, uint64_t *counter)
 {
     uint64_t n = __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
     if (n == 0 && hp_opt.report_bad_free)

@@ -408,7 +408,7 @@ void hp_cfi_init(void)
 
 #define BUSY (1ull << 63) /* a slot being filled; user-space addresses never have this bit */
 
-static __attribute__((noinline)) uint64_t rule_slow(uint64_t pc, uint64_t h);
+static HP_COLD uint64_t rule_slow(uint64_t pc, uint64_t h);
 
 /* The common case, a hit in the first slot, inline; everything else out of line. */
 static inline __attribute__((always_inline)) uint64_t rule_for(uint64_t pc)
@@ -497,6 +497,14 @@ struct memo {
     uint64_t r[2];
 };
 
+static HP_COLD uint64_t thread_rule_miss(struct hp_walk_cache *wc, uint64_t pc, uint64_t i)
+{
+    uint64_t r = rule_for(pc);
+    wc->rules[i].pc = pc;
+    wc->rules[i].rule = r;
+    return r;
+}
+
 /* The rule for pc through the thread's own cache (wc may be NULL). */
 static inline __attribute__((always_inline)) uint64_t thread_rule(struct hp_walk_cache *wc, uint64_t pc)
 {
@@ -505,10 +513,7 @@ static inline __attribute__((always_inline)) uint64_t thread_rule(struct hp_walk
     uint64_t i = (pc ^ (pc >> 9)) & (HP_WALK_RULES - 1);
     if (HP_LIKELY(wc->rules[i].pc == pc))
         return wc->rules[i].rule;
-    uint64_t r = rule_for(pc);
-    wc->rules[i].pc = pc;
-    wc->rules[i].rule = r;
-    return r;
+    return thread_rule_miss(wc, pc, i);
 }
 
 static inline __attribute__((always_inline)) int next_rule(struct hp_walk_cache *wc, struct memo *m,
@@ -570,18 +575,43 @@ void hp_walk_cache_reset(struct hp_walk_cache *wc)
  * The slots of saved frame registers need no check: with the same return addresses at the
  * same stack pointers, every frame outside k is the same activation or one at the very same
  * place, and a frame register that a rule reads is the frame base such an activation set up. */
+static inline uintptr_t slot_differs(const struct hp_walk_cache *wc, int k)
+{
+    return *(const uintptr_t *)wc->chk[k].slot ^ wc->chk[k].want;
+}
+
 static int suffix_holds(const struct hp_walk_cache *wc, int k, int *ok)
 {
     int i = *ok;
     if (k >= i)
         return 1;
-    while (i > k) {
-        if (*(const uintptr_t *)wc->ra_slot[i - 1] != wc->ip[i])
-            break;
+    /* Four slots per branch: nearly always they all hold. Slots are all on the walked stack,
+     * so reading past a changed one is as safe as reading it. */
+    while (i - 4 >= k &&
+           !(slot_differs(wc, i - 1) | slot_differs(wc, i - 2) | slot_differs(wc, i - 3) |
+             slot_differs(wc, i - 4)))
+        i -= 4;
+    while (i > k && !slot_differs(wc, i - 1))
         i--;
-    }
     *ok = i;
     return i == k;
+}
+
+/* The new frames are too many to sit in front of the reused ones (over HP_WALK_MAX in all):
+ * hand out the innermost max frames and start afresh next time. */
+static HP_COLD int walk_too_deep(struct hp_walk_cache *wc, int m, int reuse, int trunc,
+                                 uintptr_t *pcs, int max, int *truncated, uint64_t *hash)
+{
+    const int END = HP_WALK_MAX;
+    int n = 0;
+    for (int k = 0; k < m && n < max; k++)
+        pcs[n++] = wc->new_ip[k];
+    for (int k = reuse; k < END && n < max; k++)
+        pcs[n++] = wc->ip[k];
+    *truncated = trunc || m + (END - reuse) > max;
+    *hash = hp_stack_hash(pcs, n);
+    hp_walk_cache_reset(wc);
+    return n;
 }
 
 int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs, int max,
@@ -660,19 +690,8 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
         sp = nsp;
         bp = nbp;
     }
-    if (HP_UNLIKELY(m > reuse)) {
-        /* Too deep to sit in front of the reused frames (over HP_WALK_MAX in all): hand out the
-         * innermost max frames and start afresh next time. */
-        int n = 0;
-        for (int k = 0; k < m && n < max; k++)
-            pcs[n++] = wc->new_ip[k];
-        for (int k = reuse; k < END && n < max; k++)
-            pcs[n++] = wc->ip[k];
-        *truncated = trunc || m + (END - reuse) > max;
-        *hash = hp_stack_hash(pcs, n);
-        hp_walk_cache_reset(wc);
-        return n;
-    }
+    if (HP_UNLIKELY(m > reuse))
+        return walk_too_deep(wc, m, reuse, trunc, pcs, max, truncated, hash);
     /* The new frames go right below the joined ones (or at the top end), and are hashed from
      * the outside in. */
     int base = reuse - m;
@@ -683,7 +702,8 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
         wc->ip[at] = wc->new_ip[k];
         wc->sp[at] = wc->new_sp[k];
         wc->bp[at] = wc->new_bp[k];
-        wc->ra_slot[at] = wc->new_slot[k];
+        wc->chk[at].slot = wc->new_slot[k];
+        wc->chk[at].want = wc->ip[at + 1];
         wc->hash[at] = hp_stack_hash_step(wc->hash[at + 1], wc->new_ip[k]);
     }
     wc->base = base;

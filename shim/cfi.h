@@ -26,7 +26,11 @@ struct hp_walk_cache {
     uintptr_t first_ip; /* the innermost frame's address last time, and its rule */
     uint64_t first_rule;
     uintptr_t ip[HP_WALK_MAX + 1];   /* ip[HP_WALK_MAX]: what the last frame's step read */
-    uintptr_t ra_slot[HP_WALK_MAX];  /* where frame k's step read ip[k + 1] */
+    /* Frame k's step read ip[k + 1] from chk[k].slot; chk[k].want is that value, side by side
+     * for the reuse check. */
+    struct {
+        uintptr_t slot, want;
+    } chk[HP_WALK_MAX];
     uintptr_t sp[HP_WALK_MAX + 1];
     uintptr_t bp[HP_WALK_MAX + 1]; /* [HP_WALK_MAX]: unused, read by branch-free tests */
     uint64_t hash[HP_WALK_MAX + 1]; /* hash[k]: frames k..HP_WALK_MAX-1 (hp_stack_hash) */

@@ -667,7 +667,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     errno = saved;
 }
 
-void hp_dump_run_pending(void)
+HP_COLD void hp_dump_run_pending(void)
 {
     if (hp_dump_pending && !hp_tls.depth) {
         hp_dump_pending = 0;

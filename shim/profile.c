@@ -33,7 +33,7 @@ static int same_stack(const struct hp_ctx *c, uint64_t h, const uintptr_t *pcs, 
     return 1;
 }
 
-static struct hp_ctx *depot_get(const uintptr_t *pcs, int n, uint64_t h)
+static HP_COLD struct hp_ctx *depot_get(const uintptr_t *pcs, int n, uint64_t h)
 {
     struct hp_ctx **b = &buckets[h & bucket_mask];
     struct hp_ctx *head = __atomic_load_n(b, __ATOMIC_ACQUIRE);
@@ -237,7 +237,7 @@ static void peak_request(void)
     __atomic_store_n(&hp_prof.peak_pending, 0, __ATOMIC_RELEASE);
 }
 
-static void peak_request_if_pending(void)
+static HP_COLD void peak_request_if_pending(void)
 {
     hp_lock(&peak_lock);
     if (hp_prof.peak_pending)
@@ -488,7 +488,7 @@ static void flush_thread(struct hp_thread *t)
     }
 }
 
-static __attribute__((noinline)) struct tentry *entry_new(struct tentry *e, struct hp_ctx *c, uint32_t id);
+static HP_COLD struct tentry *entry_new(struct tentry *e, struct hp_ctx *c, uint32_t id);
 
 /* The thread's cache entry for context id (c: the context if the caller has it). */
 static inline struct tentry *entry_for(struct hp_thread *t, struct hp_ctx *c, uint32_t id)
@@ -583,11 +583,20 @@ static void thread_exit(void *arg)
     hp_tls.depth--;
 }
 
-static struct hp_thread *thread_get(void)
+static struct hp_thread *thread_new(void);
+
+static inline struct hp_thread *thread_get(void)
 {
     struct hp_thread *t = hp_tls.thread;
     if (HP_LIKELY(t != NULL))
         return t;
+    return thread_new();
+}
+
+/* The thread's first event: a cache from the free list or a new one. */
+static HP_COLD struct hp_thread *thread_new(void)
+{
+    struct hp_thread *t;
     if (hp_tls.dead)
         return NULL;
     hp_lock(&registry_lock);
@@ -692,7 +701,7 @@ static inline __attribute__((always_inline)) void free_event(struct hp_thread *t
     }
 }
 
-static void run_deferred(struct hp_thread *t)
+static HP_COLD void run_deferred(struct hp_thread *t)
 {
     for (;;) {
         uint32_t n = __atomic_load_n(&t->ndef, __ATOMIC_ACQUIRE);

@@ -9,6 +9,9 @@
 
 #define HP_LIKELY(x) __builtin_expect(!!(x), 1)
 #define HP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* Rare paths out of the way: kept out of line, away from the hot code (smaller i-cache
+ * footprint of the malloc path; profiled programs feel it in their own code). */
+#define HP_COLD __attribute__((cold, noinline))
 #define HP_INTERNAL __attribute__((visibility("hidden")))
 #define HP_EXPORT __attribute__((visibility("default")))
 #define HP_CACHELINE 64
