@@ -379,8 +379,11 @@ static uint64_t decode_in_object(const struct dl_find_object *fo, uint64_t pc)
         return 0;
     if ((st.cfa_reg != REG_RSP && st.cfa_reg != REG_RBP) || !st.ra_saved)
         return 0;
-    if (st.cfa_off < INT32_MIN || st.cfa_off > INT32_MAX || st.rbp_off < INT16_MIN ||
-        st.rbp_off > INT16_MAX || st.ra_off < -128 || st.ra_off > 127)
+    /* Saved registers lie below the CFA (the stack pointer before the call): a slot at or
+     * above it is not something the step below handles (it checks only that slots are above
+     * the stack pointer, the CFA being within the stack). */
+    if (st.cfa_off < INT32_MIN || st.cfa_off > INT32_MAX || st.ra_off < -128 || st.ra_off > -8 ||
+        (st.rbp_saved && (st.rbp_off < INT16_MIN || st.rbp_off > -8)))
         return 0;
     return rule_pack((int32_t)st.cfa_off, st.cfa_reg == REG_RBP, st.rbp_saved, (int32_t)st.rbp_off,
                      (int32_t)st.ra_off);
@@ -462,15 +465,18 @@ static inline __attribute__((always_inline)) int step(uint64_t r, uintptr_t sp, 
         return 1;
     }
     if (HP_LIKELY(r & R_VALID)) {
+        /* Slots are 8 to 32 KiB below the CFA (decode_in_object), so a CFA in (sp, stack_hi]
+         * (one unsigned comparison) and slots at or above sp keep every read inside
+         * [sp, stack_hi) without wrapping around. */
         int32_t cfa_off = (int32_t)(uint32_t)r;
         uintptr_t cfa = ((r & R_CFA_RBP) ? bp : sp) + (intptr_t)cfa_off;
         uintptr_t ra_at = cfa + (intptr_t)(int8_t)(r >> 48);
-        if (cfa <= sp || cfa > stack_hi || ra_at < sp || ra_at + 8 > stack_hi)
+        if (cfa - sp - 1 >= stack_hi - sp || ra_at < sp)
             return 0;
         *nbp = bp;
         if (r & R_RBP_SAVED) {
             uintptr_t at = cfa + (intptr_t)(int16_t)(r >> 32);
-            if (at < sp || at + 8 > stack_hi)
+            if (at < sp)
                 return 0;
             *nbp = *(const uintptr_t *)at;
         }
@@ -499,7 +505,9 @@ struct memo {
 
 static HP_COLD uint64_t thread_rule_miss(struct hp_walk_cache *wc, uint64_t pc, uint64_t i)
 {
-    uint64_t r = rule_for(pc);
+    /* No user-space code address has the top bit (the shared cache's BUSY mark): such a pc
+     * comes from the end of a stack or from garbage and has no rule. */
+    uint64_t r = (pc & BUSY) ? 0 : rule_for(pc);
     wc->rules[i].pc = pc;
     wc->rules[i].rule = r;
     return r;
@@ -542,7 +550,9 @@ static inline __attribute__((always_inline)) int next_rule(struct hp_walk_cache 
 static inline __attribute__((always_inline)) int next_rule_cached(struct hp_walk_cache *wc,
                                                                   uintptr_t nip, uint64_t *r)
 {
-    *r = nip > 4096 ? thread_rule(wc, nip - 1) : 0;
+    /* No test for small nip (the end of a stack is often 0): the thread cache then holds the
+     * rule of pc nip - 1, which is 0 like that of any address outside every object. */
+    *r = thread_rule(wc, nip - 1);
     return (*r & (R_VALID | R_IN_OBJECT)) || hp_is_exec_mapping(nip);
 }
 
@@ -616,7 +626,7 @@ static HP_COLD int walk_too_deep(struct hp_walk_cache *wc, int m, int reuse, int
     const int END = HP_WALK_MAX;
     int n = 0;
     for (int k = 0; k < m && n < max; k++)
-        pcs[n++] = wc->new_ip[k];
+        pcs[n++] = wc->nf[k].ip;
     for (int k = reuse; k < END && n < max; k++)
         pcs[n++] = wc->ip[k];
     *truncated = trunc || m + (END - reuse) > max;
@@ -664,11 +674,10 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
         if (HP_UNLIKELY(sp >= jsp)) {
             while (jsp < sp)
                 jsp = wc->sp[++j];
-            /* One branch for the three tests: their outcomes are hard to predict. A previous
-             * walk cut at the depth limit lacks its outer frames: joining it is right only if
-             * it still gives as many frames as a walk from here would take. */
-            int same = (jsp == sp) & (wc->ip[j] == ip) & (wc->bp[j] == bp);
-            if (same && (!wc->truncated || m + (END - j) >= max) && suffix_holds(wc, j, &ok)) {
+            /* A previous walk cut at the depth limit lacks its outer frames: joining it is
+             * right only if it still gives as many frames as a walk from here would take. */
+            if (jsp == sp && wc->ip[j] == ip && wc->bp[j] == bp &&
+                (!wc->truncated || m + (END - j) >= max) && suffix_holds(wc, j, &ok)) {
                 reuse = j;
                 trunc = wc->truncated;
                 break;
@@ -677,14 +686,14 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
         if (m == max) {
             trunc = 1;
             /* Nothing read: the next walk joining here stops here too. */
-            wc->new_slot[m - 1] = (uintptr_t)&hp_walk_no_slot;
+            wc->nf[m - 1].slot = (uintptr_t)&hp_walk_no_slot;
             break;
         }
-        wc->new_ip[m] = ip;
-        wc->new_sp[m] = sp;
-        wc->new_bp[m] = bp;
+        wc->nf[m].ip = ip;
+        wc->nf[m].sp = sp;
+        wc->nf[m].bp = bp;
         uintptr_t nip, nsp, nbp;
-        uintptr_t *slot = &wc->new_slot[m];
+        uintptr_t *slot = &wc->nf[m].slot;
         m++;
         if (!step(r, sp, bp, stack_hi, &nip, &nsp, &nbp, slot)) {
             *slot = (uintptr_t)&hp_walk_no_slot;
@@ -707,12 +716,13 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
         wc->ip[END] = last_read;
     for (int k = m - 1; k >= 0; k--) {
         int at = base + k;
-        wc->ip[at] = wc->new_ip[k];
-        wc->sp[at] = wc->new_sp[k];
-        wc->bp[at] = wc->new_bp[k];
-        wc->chk[at].slot = wc->new_slot[k];
+        uintptr_t fip = wc->nf[k].ip;
         wc->chk[at].want = wc->ip[at + 1];
-        wc->hash[at] = hp_stack_hash_step(wc->hash[at + 1], wc->new_ip[k]);
+        wc->ip[at] = fip;
+        wc->sp[at] = wc->nf[k].sp;
+        wc->bp[at] = wc->nf[k].bp;
+        wc->chk[at].slot = wc->nf[k].slot;
+        wc->hash[at] = hp_stack_hash_step(wc->hash[at + 1], fip);
     }
     wc->base = base;
     wc->truncated = trunc;

@@ -35,7 +35,9 @@ struct hp_walk_cache {
     uintptr_t bp[HP_WALK_MAX + 1]; /* [HP_WALK_MAX]: unused, read by branch-free tests */
     uint64_t hash[HP_WALK_MAX + 1]; /* hash[k]: frames k..HP_WALK_MAX-1 (hp_stack_hash) */
     /* The new frames of the walk in progress, before they move into place. */
-    uintptr_t new_ip[HP_WALK_MAX], new_sp[HP_WALK_MAX], new_bp[HP_WALK_MAX], new_slot[HP_WALK_MAX];
+    struct {
+        uintptr_t ip, sp, bp, slot;
+    } nf[HP_WALK_MAX];
     /* The thread's own small cache of decoded rules in front of the shared one: the return
      * addresses a thread keeps meeting stay on two pages of their own. */
     struct {
