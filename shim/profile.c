@@ -256,7 +256,7 @@ void hp_peak_finish(void)
 }
 
 /* The process's live heap reached a new high: now_size. */
-static __attribute__((noinline)) void new_peak(int64_t now_size, int64_t now_count)
+static __attribute__((noinline)) void new_peak(int64_t now_size, int64_t now_count, uint32_t now_ms)
 {
     if (multi)
         hp_lock(&peak_lock);
@@ -269,7 +269,7 @@ static __attribute__((noinline)) void new_peak(int64_t now_size, int64_t now_cou
         if (want > __atomic_load_n(&hp_prof.slack, __ATOMIC_RELAXED))
             __atomic_store_n(&hp_prof.slack, hp_round_pow2(want), __ATOMIC_RELAXED);
         hp_prof.peak_count = now_count > 0 ? (uint64_t)now_count : 0;
-        hp_prof.peak_ms = hp_now_ms();
+        hp_prof.peak_ms = now_ms;
         /* Per-context values at the peak are wanted when the heap starts to shrink from it.
          * With one thread that costs nothing at the time (copied lazily), so every new peak
          * counts; with several it is a pass over the contexts, taken only when the peak grew
@@ -282,8 +282,9 @@ static __attribute__((noinline)) void new_peak(int64_t now_size, int64_t now_cou
         hp_unlock(&peak_lock);
 }
 
-/* Apply a change of the process's live heap. Called with fresh per-context counters. */
-static inline void global_live(int64_t dsize, int64_t dcount)
+/* Apply a change of the process's live heap at time now_ms. Called with fresh per-context
+ * counters. */
+static inline void global_live(int64_t dsize, int64_t dcount, uint32_t now_ms)
 {
     int64_t now_size, now_count;
     if (multi) {
@@ -295,7 +296,7 @@ static inline void global_live(int64_t dsize, int64_t dcount)
     }
     if (HP_UNLIKELY(now_size > 0 &&
                     (uint64_t)now_size > __atomic_load_n(&hp_prof.peak_size, __ATOMIC_RELAXED)))
-        new_peak(now_size, now_count);
+        new_peak(now_size, now_count, now_ms);
 }
 
 /* ---------- per-thread caches ---------- */
@@ -447,7 +448,7 @@ static void publish_global(struct hp_thread *t)
     int64_t ds = t->pend_size, dc = t->pend_count;
     t->pend_size = t->pend_count = 0;
     if (ds || dc)
-        global_live(ds, dc);
+        global_live(ds, dc, hp_now_ms());
 }
 
 static void publish(struct hp_thread *t)
@@ -544,17 +545,19 @@ static inline uint64_t abs64(int64_t v) { return v < 0 ? (uint64_t)-v : (uint64_
  * slack. With a single thread the heap total is updated at every event (the peak is exact; the
  * totals of allocations and frees wait for the next dump) and the contexts' maxima are exact
  * through base + delta; contexts are pushed in batches. */
-static inline void maybe_publish(struct hp_thread *t, struct tentry *e)
+static inline void maybe_publish(struct hp_thread *t, struct tentry *e, int grew, uint32_t now_ms)
 {
     if (!multi) {
-        int64_t lc = e->base_count + e->d_live_count, ls = e->base_size + e->d_live_size;
-        if (lc > e->seen_max_count)
-            e->seen_max_count = lc;
-        if (ls > e->seen_max_size)
-            e->seen_max_size = ls;
+        if (grew) { /* a free cannot raise a maximum */
+            int64_t lc = e->base_count + e->d_live_count, ls = e->base_size + e->d_live_size;
+            if (lc > e->seen_max_count)
+                e->seen_max_count = lc;
+            if (ls > e->seen_max_size)
+                e->seen_max_size = ls;
+        }
         int64_t ds = t->pend_size, dc = t->pend_count;
         t->pend_size = t->pend_count = 0;
-        global_live(ds, dc);
+        global_live(ds, dc, now_ms);
     } else if (abs64(t->pend_size) >= hp_prof.slack || abs64(e->d_live_size) >= hp_prof.slack) {
         /* Only the slack triggers a push: how many contexts changed does not matter for the
          * accuracy, and pushing touches context lines other threads use. */
@@ -672,7 +675,7 @@ static inline __attribute__((always_inline)) void free_event(struct hp_thread *t
         if (!e)
             return;
         snap_entry(e);
-        hp_hib_add(&e->hib, &ev);
+        hp_hib_add_plain(&e->hib, &ev); /* no access data yet */
         e->d_live_count--;
         e->d_live_size -= (int64_t)size;
         e->d_live_ts -= alloc_ms;
@@ -680,7 +683,7 @@ static inline __attribute__((always_inline)) void free_event(struct hp_thread *t
         t->pend_size -= (int64_t)size;
         t->pend_count--;
         t->frees++;
-        maybe_publish(t, e);
+        maybe_publish(t, e, 0, dealloc_ms);
     } else {
         struct hp_ctx *c = __atomic_load_n(&hp_prof.by_id[ctx_id], __ATOMIC_ACQUIRE);
         if (!c)
@@ -696,7 +699,7 @@ static inline __attribute__((always_inline)) void free_event(struct hp_thread *t
         __atomic_fetch_add(&c->live_count, -1, __ATOMIC_RELAXED);
         __atomic_fetch_add(&c->live_size, -(int64_t)size, __ATOMIC_RELAXED);
         __atomic_fetch_add(&c->live_ts, -(int64_t)alloc_ms, __ATOMIC_RELAXED);
-        global_live(-(int64_t)size, -1);
+        global_live(-(int64_t)size, -1, dealloc_ms);
         add_u64(&hp_prof.total_frees, 1);
     }
 }
@@ -792,7 +795,7 @@ uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu, uintp
         t->pend_count++;
         t->allocs++;
         t->bytes += size;
-        maybe_publish(t, e);
+        maybe_publish(t, e, 1, now_ms);
         if (t->ndef)
             run_deferred(t);
         hp_unlock(&t->lock);
@@ -808,7 +811,7 @@ uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu, uintp
         max_u32(&c->last_alloc_ms, now_ms);
         min_u64(&c->min_size, size);
         max_u64(&c->max_size, size);
-        global_live((int64_t)size, 1);
+        global_live((int64_t)size, 1, now_ms);
         add_u64(&hp_prof.total_allocs, 1);
         add_u64(&hp_prof.total_bytes, size);
     }

@@ -307,11 +307,41 @@ START_TEST(test_merge_empty)
 }
 END_TEST
 
+/* The add for blocks without access data gives what the general add gives for them, also after
+ * blocks that had access data (their minimum drops to 0, maximum and total stay). */
+START_TEST(test_plain_add_matches_general)
+{
+    uint32_t seed = 12345;
+    for (int prefix = 0; prefix <= 3; prefix++) {
+        struct hpf_hib g = empty(5), p = empty(5);
+        for (int i = 0; i < prefix; i++) {
+            struct hp_block_event a = ev(10 + (uint64_t)i, (uint32_t)i, (uint32_t)i + 7, 1, 2);
+            a.access_count = 3 + (uint64_t)i;
+            a.percent_utilized = 50 + (uint32_t)i;
+            hp_hib_add(&g, &a);
+            hp_hib_add(&p, &a);
+        }
+        for (int i = 0; i < 500; i++) {
+            seed = seed * 1103515245u + 12345u;
+            uint32_t a_ms = (seed >> 8) % 1000, life = (seed >> 4) % 50;
+            struct hp_block_event e = ev(1 + (seed >> 16) % 4096, a_ms, a_ms + life,
+                                         (seed >> 3) % 3, (seed >> 5) % 3);
+            hp_hib_add(&g, &e);
+            hp_hib_add_plain(&p, &e);
+            ck_assert_int_eq(memcmp(&g, &p, sizeof g), 0);
+        }
+        ck_assert_uint_eq(p.min_access_count, 0);
+        ck_assert_uint_eq(p.max_access_count, prefix ? 3 + (uint64_t)prefix - 1 : 0);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("hib");
     TCase *tc = tcase_create("hib");
     tcase_add_test(tc, test_single_event);
+    tcase_add_test(tc, test_plain_add_matches_general);
     tcase_add_test(tc, test_first_event_migrated);
     tcase_add_test(tc, test_three_events);
     tcase_add_test(tc, test_overlap_boundary);
