@@ -51,7 +51,7 @@ RUNIT_SRCS := $(wildcard report/test/test_*.c)
 RUNIT_BINS := $(patsubst report/test/%.c,$(BUILD)/runit/%,$(RUNIT_SRCS))
 PROG_SRCS  := $(wildcard test/progs/*.c) $(wildcard test/progs/*.cc)
 
-.PHONY: all check unit integration progs bench clean shim report demo
+.PHONY: all check unit integration progs bench bench-model clean shim report demo
 .DEFAULT_GOAL := all
 # Keep the unit-test objects (make would delete them as intermediates after each test build).
 .SECONDARY:
@@ -113,6 +113,10 @@ check: unit integration
 
 bench: all
 	@sh bench/run.sh
+
+# Instructions and simulated cache misses under valgrind: steady where timings drift.
+bench-model: all
+	@sh bench/model.sh
 
 clean:
 	rm -rf $(BUILD)
