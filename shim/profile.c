@@ -732,9 +732,11 @@ uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu, uintp
     /* The frame buffer lives in the thread's state, not on the stack: allocations happen on
      * small stacks too (sigaltstack handlers, PTHREAD_STACK_MIN threads). */
     struct hp_thread *t = thread_get();
-    uintptr_t small[16];
+    /* Without a thread cache: 16 frames, with room for those an unwinder writes before it
+     * drops the shim's own (hp_stack_capture). */
+    uintptr_t small[16 + HP_STACK_SLACK];
     uintptr_t *pcs = t ? t->pcs : small;
-    int max = t ? (int)hp_opt.stack_depth : (int)(sizeof small / sizeof small[0]);
+    int max = t ? (int)hp_opt.stack_depth : 16;
     int truncated = 0;
     const uintptr_t *frames;
     uint64_t h;
