@@ -22,7 +22,7 @@ struct hp_counters hp_counters;
  * us put the user pointer on a 32-byte boundary whatever the block's alignment. */
 #define PLAIN_OVERHEAD (HP_HEADER_SIZE + 16u)
 
-static uint64_t clock_start_ns, start_unix_ns;
+static uint64_t clock_start_ms, start_unix_ns;
 
 int hp_rseq_ok;
 ptrdiff_t hp_rseq_cpu_off;
@@ -45,7 +45,7 @@ void hp_clock_init(void)
 #endif
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    clock_start_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    clock_start_ms = (uint64_t)ts.tv_sec * 1000u + (uint32_t)ts.tv_nsec / 1000000u;
     clock_gettime(CLOCK_REALTIME, &ts);
     start_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
@@ -54,10 +54,11 @@ uint64_t hp_start_unix_ns(void) { return start_unix_ns; }
 
 uint32_t hp_now_ms(void)
 {
+    /* Whole ms of the coarse clock (it ticks every 1 to 4 ms): a 32-bit division of the
+     * nanoseconds, not a 64-bit one of the whole time. */
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    uint64_t ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-    return (uint32_t)((ns - clock_start_ns) / 1000000u);
+    return (uint32_t)((uint64_t)ts.tv_sec * 1000u + (uint32_t)ts.tv_nsec / 1000000u - clock_start_ms);
 }
 
 uint32_t hp_cpu_slow(void)

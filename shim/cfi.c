@@ -518,7 +518,7 @@ static inline __attribute__((always_inline)) uint64_t thread_rule(struct hp_walk
 {
     if (!wc)
         return rule_for(pc);
-    uint64_t i = (pc ^ (pc >> 9)) & (HP_WALK_RULES - 1);
+    uint64_t i = pc & (HP_WALK_RULES - 1);
     if (HP_LIKELY(wc->rules[i].pc == pc))
         return wc->rules[i].rule;
     return thread_rule_miss(wc, pc, i);
