@@ -496,8 +496,9 @@ static inline __attribute__((always_inline)) int step(uint64_t r, uintptr_t sp, 
     return 1;
 }
 
-/* The rule for the next frame's return address: recursion and loops repeat return addresses,
- * so the last two are remembered. Returns 0 when nip is not code. */
+/* The rule for the next frame's return address in a walk without a thread cache (walk_plain),
+ * where each lookup goes to the shared cache: recursion and loops repeat return addresses, so
+ * the last two are remembered. Returns 0 when nip is not code. */
 struct memo {
     uintptr_t pc[2];
     uint64_t r[2];

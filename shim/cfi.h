@@ -31,8 +31,8 @@ struct hp_walk_cache {
     struct {
         uintptr_t slot, want;
     } chk[HP_WALK_MAX];
-    uintptr_t sp[HP_WALK_MAX + 1];
-    uintptr_t bp[HP_WALK_MAX + 1]; /* [HP_WALK_MAX]: unused, read by branch-free tests */
+    uintptr_t sp[HP_WALK_MAX + 1]; /* sp[HP_WALK_MAX]: UINTPTR_MAX, ends searches by sp */
+    uintptr_t bp[HP_WALK_MAX + 1]; /* [HP_WALK_MAX]: unused */
     uint64_t hash[HP_WALK_MAX + 1]; /* hash[k]: frames k..HP_WALK_MAX-1 (hp_stack_hash) */
     /* The new frames of the walk in progress, before they move into place. */
     struct {
