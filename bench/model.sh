@@ -30,11 +30,7 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/heapprof-model.XXXXXX") || die "mktemp failed"
 trap 'rm -rf "$TMP"' EXIT
 cp "$SHIM" "$TMP/shim.so" || die "cannot copy $SHIM"
 
-CFLAGS_B="-O2 -g -pthread"
-${CC:-gcc} $CFLAGS_B -fno-omit-frame-pointer -o "$OUT/alloc_bench" bench/alloc_bench.c ||
-    die "building alloc_bench failed"
-${CC:-gcc} $CFLAGS_B -fomit-frame-pointer -o "$OUT/alloc_bench_nofp" bench/alloc_bench.c ||
-    die "building alloc_bench_nofp failed"
+sh bench/build.sh "$OUT" || exit 1
 
 # model WORKLOAD CONFIG: prints "instructions l1i_misses l1d_misses ll_misses"
 model() {

@@ -66,11 +66,7 @@ if [ $USE_SHIM = 1 ]; then
 fi
 
 # ---- build the allocation benchmark: with frame pointers, and without ----
-CFLAGS_B="-O2 -g -pthread -Wall -Wextra -Wstrict-prototypes -Wundef"
-${CC:-gcc} $CFLAGS_B -fno-omit-frame-pointer -o "$OUT/alloc_bench" bench/alloc_bench.c ||
-    die "building alloc_bench failed"
-${CC:-gcc} $CFLAGS_B -fomit-frame-pointer -o "$OUT/alloc_bench_nofp" bench/alloc_bench.c ||
-    die "building alloc_bench_nofp failed"
+sh bench/build.sh "$OUT" || exit 1
 
 # ---- workloads: wl_setup NAME sets WL_ENV (env assignments), WL_CMD (argv), WL_IN (stdin) ----
 wl_setup() {
