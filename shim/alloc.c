@@ -257,8 +257,7 @@ void *hp_alloc(size_t size, size_t align, int zero)
     return finish(raw, user, size, aligned);
 }
 
-/* Is the word just below p safe to read? Only a question when the header would start on the
- * previous page. */
+/* Is the page below page start a (where its header would be) mapped? Asks the kernel. */
 static HP_COLD int page_mapped(uintptr_t a)
 {
     hp_count(&hp_counters.page_probes);
@@ -269,14 +268,13 @@ static HP_COLD int page_mapped(uintptr_t a)
     return r == 0;
 }
 
-/* Is the header below p safe to read? Only a question when it would start on the previous page
- * (p is 32-byte aligned here): yes for page-start blocks of ours, else ask the kernel. */
+/* Is the header below p safe to read? Only a question when p (32-byte aligned here) starts a
+ * page: yes for page-start blocks of ours, else ask the kernel. */
 static inline int header_readable(const void *p)
 {
-    uintptr_t a = (uintptr_t)p;
-    if (HP_LIKELY((a & 4095) >= HP_HEADER_SIZE))
+    if (HP_LIKELY(!page_start(p)))
         return 1;
-    return ps_ours(a) || page_mapped(a);
+    return ps_ours((uintptr_t)p) || page_mapped((uintptr_t)p);
 }
 
 /* The header of p if p is a live or freed block of ours, else NULL. */
