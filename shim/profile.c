@@ -937,11 +937,13 @@ void hp_profile_fork_child(void)
         }
     }
     hp_lock_reset(&registry_lock);
-    multi = 0;
-    /* Every context holds its values for the current peak generation (they are copied in full
-     * while several threads run); the surviving thread's cache goes on from there. */
+    /* After several threads every context holds its values for the current peak generation
+     * (they are copied in full while several threads run): the surviving thread's cache goes
+     * on from there. After one, contexts may still wait for their lazy copy (copy_at_peak),
+     * which the child's cache entries must still trigger. */
     struct hp_thread *self = hp_tls.thread;
-    if (self)
+    if (self && multi)
         for (uint64_t i = 0; i <= tmask; i++)
             self->entries[i].peak_gen = hp_prof.peak_gen;
+    multi = 0;
 }

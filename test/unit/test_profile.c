@@ -185,6 +185,100 @@ START_TEST(test_values_at_peak_one_thread)
 }
 END_TEST
 
+/* One thread, against a model: random allocations and frees over 12 sites (a thread cache of 4
+ * entries, so entries are displaced all the time), in phases that climb to a new peak in small
+ * steps, fall back by more events than the undo log holds, or wander; dumps in between. After
+ * each dump every context's values at the peak are those the model saw when the heap last rose
+ * above its previous peak. */
+#define RP_SITES 12
+#define RP_BLOCKS 6000
+
+START_TEST(test_values_at_peak_model)
+{
+    init_profiler("output=:verbosity=0:thread_cache_size=4");
+    static struct { int site; uint32_t ctx; uint64_t size; } blk[RP_BLOCKS];
+    int nblk = 0;
+    int64_t live_size[RP_SITES] = {0}, live_count[RP_SITES] = {0};
+    int64_t at_peak_size[RP_SITES] = {0}, at_peak_count[RP_SITES] = {0};
+    uint32_t id[RP_SITES] = {0};
+    int64_t heap = 0, peak = 0;
+    uint64_t rnd = 12345;
+    int dumps = 0;
+    for (int phase = 0; phase < 40; phase++) {
+        int kind = phase % 4; /* 0, 2: climb; 1: fall far; 3: wander */
+        int steps = kind == 1 ? 2500 : 800;
+        for (int i = 0; i < steps; i++) {
+            rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
+            unsigned r = (unsigned)(rnd >> 33);
+            int alloc_pct = kind == 1 ? 15 : kind == 3 ? 50 : 60;
+            if (nblk == 0 || (nblk < RP_BLOCKS && (int)(r % 100) < alloc_pct)) {
+                int k = (int)((r >> 8) % RP_SITES);
+                uint64_t size = 1 + (r >> 12) % 500;
+                uint32_t c = site(k)(size, (uint32_t)phase, 0);
+                ck_assert_uint_gt(c, 0);
+                id[k] = c;
+                blk[nblk].site = k, blk[nblk].ctx = c, blk[nblk].size = size;
+                nblk++;
+                live_size[k] += (int64_t)size, live_count[k]++;
+                heap += (int64_t)size;
+                if (heap > peak) {
+                    peak = heap;
+                    memcpy(at_peak_size, live_size, sizeof live_size);
+                    memcpy(at_peak_count, live_count, sizeof live_count);
+                }
+            } else {
+                int j = (int)((r >> 8) % (unsigned)nblk);
+                int k = blk[j].site;
+                hp_profile_free(blk[j].ctx, blk[j].size, (uint32_t)phase, 0);
+                live_size[k] -= (int64_t)blk[j].size, live_count[k]--;
+                heap -= (int64_t)blk[j].size;
+                blk[j] = blk[--nblk];
+            }
+        }
+        if (phase % 3 == 2 || phase == 39) {
+            hp_profile_flush_all();
+            hp_peak_finish();
+            dumps++;
+            ck_assert_uint_eq(hp_prof.peak_size, (uint64_t)peak);
+            for (int k = 0; k < RP_SITES; k++) {
+                if (!id[k])
+                    continue;
+                ck_assert_msg(ctx(id[k])->peak_live_size == (uint64_t)at_peak_size[k] &&
+                                  ctx(id[k])->peak_live_count == (uint64_t)at_peak_count[k],
+                              "phase %d site %d: at the peak %lu bytes in %lu blocks, want %ld in %ld",
+                              phase, k, (unsigned long)ctx(id[k])->peak_live_size,
+                              (unsigned long)ctx(id[k])->peak_live_count, (long)at_peak_size[k],
+                              (long)at_peak_count[k]);
+            }
+        }
+    }
+    ck_assert_int_ge(dumps, 10);
+}
+END_TEST
+
+/* fork from one thread: the child goes on with the parent's values at the peak, including the
+ * contexts whose values were not copied yet when it forked. */
+START_TEST(test_values_at_peak_after_fork)
+{
+    init_profiler("output=:verbosity=0");
+    uint32_t a = 0;
+    for (int i = 0; i < 3; i++)
+        a = site(0)(100, 1, 0);            /* A: 300 */
+    uint32_t b = site(1)(50, 1, 0);        /* heap 350, the peak */
+    hp_profile_free(b, 50, 1, 0);          /* values at the peak wanted; A's not copied yet */
+    hp_profile_fork_prepare();
+    hp_profile_fork_child();               /* as the child of fork() */
+    hp_profile_free(a, 100, 2, 0);         /* A changes after the peak, in the child */
+    hp_profile_flush_all();
+    hp_peak_finish();
+    ck_assert_uint_eq(hp_prof.peak_size, 350);
+    ck_assert_uint_eq(ctx(a)->peak_live_size, 300);
+    ck_assert_uint_eq(ctx(a)->peak_live_count, 3);
+    ck_assert_uint_eq(ctx(b)->peak_live_size, 50);
+    ck_assert_uint_eq(ctx(a)->live_size, 200);
+}
+END_TEST
+
 /* The threads' batch grows with the peak: peak_slack_kb, or 1/256 of the peak (a power of two). */
 START_TEST(test_slack_follows_peak)
 {
@@ -485,6 +579,8 @@ int main(void)
     tcase_add_test(tc, test_contexts_per_site);
     tcase_add_test(tc, test_live_counters_and_table);
     tcase_add_test(tc, test_values_at_peak_one_thread);
+    tcase_add_test(tc, test_values_at_peak_model);
+    tcase_add_test(tc, test_values_at_peak_after_fork);
     tcase_add_test(tc, test_slack_follows_peak);
     tcase_add_test(tc, test_lifetimes_from_clock);
     tcase_add_test(tc, test_eviction_without_output);
