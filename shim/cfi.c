@@ -584,6 +584,10 @@ static int walk_plain(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_
 
 void hp_walk_cache_reset(struct hp_walk_cache *wc)
 {
+    for (int i = HP_WALK_MAX; i < HP_WALK_MAX + 3; i++) {
+        wc->chk[i].slot = (uintptr_t)&hp_walk_no_slot;
+        wc->chk[i].want = 0;
+    }
     wc->base = HP_WALK_MAX;
     wc->hash[HP_WALK_MAX] = HP_STACK_HASH_SEED;
     wc->sp[HP_WALK_MAX] = UINTPTR_MAX; /* ends every search by stack pointer */
@@ -591,8 +595,8 @@ void hp_walk_cache_reset(struct hp_walk_cache *wc)
 
 /* Does frame k of the previous walk still describe the stack, given that frames from *ok on
  * do? Each frame's return-address slot must still hold the next frame's address (ip[END]: the
- * value the last step read). Checked from the outside in; *ok moves down to the lowest frame
- * known to hold, so a walk reads each slot at most once.
+ * value the last step read). When they all do, *ok moves down to k, so a later join in the
+ * same walk reads no slot twice.
  *
  * The slots of saved frame registers need no check: with the same return addresses at the
  * same stack pointers, every frame outside k is the same activation or one at the very same
@@ -602,21 +606,19 @@ static inline uintptr_t slot_differs(const struct hp_walk_cache *wc, int k)
     return *(const uintptr_t *)wc->chk[k].slot ^ wc->chk[k].want;
 }
 
-static int suffix_holds(const struct hp_walk_cache *wc, int k, int *ok)
+static inline int suffix_holds(const struct hp_walk_cache *wc, int k, int *ok)
 {
-    int i = *ok;
-    if (k >= i)
-        return 1;
-    /* Four slots per branch: nearly always they all hold. Slots are all on the walked stack,
-     * so reading past a changed one is as safe as reading it. */
-    while (i - 4 >= k &&
-           !(slot_differs(wc, i - 1) | slot_differs(wc, i - 2) | slot_differs(wc, i - 3) |
-             slot_differs(wc, i - 4)))
-        i -= 4;
-    while (i > k && !slot_differs(wc, i - 1))
-        i--;
-    *ok = i;
-    return i == k;
+    /* Nearly always every slot holds, so no test per slot: four slots per step, from k
+     * outwards. The last step may read up to three slots past *ok, already known to hold, or
+     * the padding past the end; all slots lie on the walked stack, so reading past a changed
+     * one is as safe as reading it. */
+    uintptr_t d = 0;
+    for (int i = k; i < *ok; i += 4)
+        d |= slot_differs(wc, i) | slot_differs(wc, i + 1) | slot_differs(wc, i + 2) | slot_differs(wc, i + 3);
+    if (d)
+        return 0;
+    *ok = k;
+    return 1;
 }
 
 /* The new frames are too many to sit in front of the reused ones (over HP_WALK_MAX in all):

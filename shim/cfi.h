@@ -27,10 +27,11 @@ struct hp_walk_cache {
     uint64_t first_rule;
     uintptr_t ip[HP_WALK_MAX + 1];   /* ip[HP_WALK_MAX]: what the last frame's step read */
     /* Frame k's step read ip[k + 1] from chk[k].slot; chk[k].want is that value, side by side
-     * for the reuse check. */
+     * for the reuse check, which reads four at a time: three entries past the end name a slot
+     * that always holds what they want. */
     struct {
         uintptr_t slot, want;
-    } chk[HP_WALK_MAX];
+    } chk[HP_WALK_MAX + 3];
     uintptr_t sp[HP_WALK_MAX + 1]; /* sp[HP_WALK_MAX]: UINTPTR_MAX, ends searches by sp */
     uintptr_t bp[HP_WALK_MAX + 1]; /* [HP_WALK_MAX]: unused */
     uint64_t hash[HP_WALK_MAX + 1]; /* hash[k]: frames k..HP_WALK_MAX-1 (hp_stack_hash) */
