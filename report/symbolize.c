@@ -1,10 +1,18 @@
 /* Symbolisation of profile addresses: finds the MODULE that mapped a pc, asks libdwfl for the
  * function and source line at pc - 1, and caches the answer per pc. */
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hr_symbolize.h"
+
+/* The address range of one compilation unit, for finding source lines without
+ * .debug_aranges (see hr_cu_line). */
+struct hr_cu_range {
+    uint64_t lo, hi; /* DWARF addresses, [lo, hi) */
+    Dwarf_Off die;   /* the unit's DIE */
+};
 
 /* Per-module state. The Dwfl_Module is NULL when the module has no file we can read. */
 struct hr_sym_module {
@@ -12,6 +20,11 @@ struct hr_sym_module {
     char *path; /* NUL-terminated copy of rec->path */
     Dwfl_Module *dwmod;
     int checked_build_id;
+    int cus_built; /* cus (below) has been built: NULL/0 when there is nothing to search */
+    struct hr_cu_range *cus;
+    size_t ncus;
+    Dwarf *dw;
+    Dwarf_Addr dwbias; /* run-time address = DWARF address + dwbias */
 };
 
 /* One executable range, for the pc -> module search. */
@@ -152,6 +165,77 @@ static char *hr_dup(const char *str)
     return d ? d : (char *)""; /* out of memory: lose the name, keep going */
 }
 
+static int hr_cu_cmp(const void *a, const void *b)
+{
+    const struct hr_cu_range *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The ranges of every compilation unit of m, sorted by start. */
+static void hr_build_cus(struct hr_sym_module *m)
+{
+    m->cus_built = 1;
+    m->dw = dwfl_module_getdwarf(m->dwmod, &m->dwbias);
+    if (!m->dw)
+        return;
+    size_t cap = 0;
+    Dwarf_CU *cu = NULL;
+    Dwarf_Die cudie;
+    uint8_t unit_type;
+    while (dwarf_get_units(m->dw, cu, &cu, NULL, &unit_type, &cudie, NULL) == 0) {
+        if (unit_type != DW_UT_compile && unit_type != DW_UT_partial)
+            continue;
+        Dwarf_Addr base, lo, hi;
+        ptrdiff_t off = 0;
+        while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
+            if (lo >= hi)
+                continue;
+            if (m->ncus == cap) {
+                size_t ncap = cap ? cap * 2 : 64;
+                struct hr_cu_range *n = realloc(m->cus, ncap * sizeof *n);
+                if (!n)
+                    goto done; /* out of memory: search what we have */
+                m->cus = n;
+                cap = ncap;
+            }
+            m->cus[m->ncus++] = (struct hr_cu_range){lo, hi, dwarf_dieoffset(&cudie)};
+        }
+    }
+done:
+    qsort(m->cus, m->ncus, sizeof *m->cus, hr_cu_cmp);
+}
+
+/* The source line of addr (a run-time address) when libdwfl finds none: libdwfl's lookup goes
+ * through .debug_aranges, which clang does not emit by default, and elfutils before 0.189
+ * does not fall back to the units' own ranges. So search those ranges here. */
+static Dwarf_Line *hr_cu_line(struct hr_sym_module *m, uint64_t addr)
+{
+    if (!m->cus_built)
+        hr_build_cus(m);
+    if (!m->ncus || addr < m->dwbias)
+        return NULL;
+    uint64_t a = addr - m->dwbias;
+    size_t lo = 0, hi = m->ncus;
+    while (lo < hi) { /* first range with lo > a */
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->cus[mid].lo <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* Ranges of different units do not overlap in sane DWARF; look back a few in case. */
+    for (size_t i = lo; i > 0 && lo - i < 8; i--) {
+        const struct hr_cu_range *r = &m->cus[i - 1];
+        Dwarf_Die cudie;
+        if (a < r->hi && dwarf_offdie(m->dw, r->die, &cudie)) {
+            Dwarf_Line *line = dwarf_getsrc_die(&cudie, a);
+            if (line)
+                return line;
+        }
+    }
+    return NULL;
+}
+
 static void hr_lookup(struct hr_symbolizer *s, uint64_t pc, struct hr_frame *f)
 {
     f->pc = pc;
@@ -178,6 +262,14 @@ static void hr_lookup(struct hr_symbolizer *s, uint64_t pc, struct hr_frame *f)
                 int lineno = 0;
                 const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
                 if (file) {
+                    f->file = hr_dup(file);
+                    f->line = lineno;
+                }
+            } else {
+                Dwarf_Line *dl = hr_cu_line(m, addr);
+                int lineno = 0;
+                const char *file = dl ? dwarf_linesrc(dl, NULL, NULL) : NULL;
+                if (file && dwarf_lineno(dl, &lineno) == 0) {
                     f->file = hr_dup(file);
                     f->line = lineno;
                 }
@@ -255,8 +347,10 @@ void hr_symbolizer_free(struct hr_symbolizer *s)
     if (s->dwfl)
         dwfl_end(s->dwfl);
     if (s->mods)
-        for (size_t i = 0; i < s->nmods; i++)
+        for (size_t i = 0; i < s->nmods; i++) {
             free(s->mods[i].path);
+            free(s->mods[i].cus);
+        }
     free(s->mods);
     free(s->ranges);
     free(s);

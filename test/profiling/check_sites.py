@@ -91,6 +91,17 @@ def check_deep(doc):
         expect(f"{names[0]}: stack {names[:6]} does not reach {want}", want in names)
 
 
+def check_lines(doc, source):
+    """The innermost frame of every site_* context names its source file and a line: DWARF
+    from gcc (which emits .debug_aranges) and from clang (which does not) alike."""
+    for c in doc["contexts"]:
+        if not c["frames"] or not c["frames"][0]["function"].startswith("site_"):
+            continue
+        f = c["frames"][0]
+        expect(f"{f['function']}: file {f['file']!r} line {f['line']}, expected {source}:N",
+               f["file"].endswith(source) and f["line"] > 0)
+
+
 def main():
     kind, path = sys.argv[1], sys.argv[2]
     with open(path) as f:
@@ -99,6 +110,7 @@ def main():
         check_deep(doc)
     if kind in ("exit", "api", "signal"):
         check_c(doc, kind)
+        check_lines(doc, "sites.c")
     elif kind == "child":
         parent = int(sys.argv[3])
         sites = by_site(doc)
@@ -111,6 +123,7 @@ def main():
         site(sites, "site_new_array", alloc_count=300, total_size=30000, live_count=0)
         site(sites, "site_new_aligned", alloc_count=200, total_size=38400, live_count=0)
         site(sites, "site_new_nothrow_leak", alloc_count=50, total_size=2000, live_count=50, live_size=2000)
+        check_lines(doc, "sites_cxx.cc")
     elif kind == "evict":
         # rec(depth, n=depth) for depth 1..200, 3 rounds: depth d allocates 3*d blocks of 10 B.
         counts = {}
