@@ -10,7 +10,7 @@
 /* The address range of one compilation unit, for finding source lines without
  * .debug_aranges (see hr_cu_line). */
 struct hr_cu_range {
-    uint64_t lo, hi; /* DWARF addresses, [lo, hi) */
+    uint64_t lo, hi; /* DWARF addresses, [lo, hi); lo first: hr_first_above */
     Dwarf_Off die;   /* the unit's DIE */
 };
 
@@ -27,7 +27,7 @@ struct hr_sym_module {
     Dwarf_Addr dwbias; /* run-time address = DWARF address + dwbias */
 };
 
-/* One executable range, for the pc -> module search. */
+/* One executable range, for the pc -> module search (start first: hr_first_above). */
 struct hr_range {
     uint64_t start, end;
     size_t module;
@@ -120,18 +120,28 @@ oom:
     return NULL;
 }
 
-/* The module whose segment holds addr, or -1. Segments of a sane profile do not overlap; if a
- * malformed one has overlaps, some lookup may miss, which only costs a symbol. */
-static long hr_find_module(const struct hr_symbolizer *s, uint64_t addr)
+/* In an array of n elements of the given size, sorted by the uint64_t each starts with: the
+ * index of the first element whose start is above key (n when there is none). */
+static size_t hr_first_above(const void *base, size_t n, size_t size, uint64_t key)
 {
-    size_t lo = 0, hi = s->nranges;
-    while (lo < hi) { /* first range with start > addr */
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (s->ranges[mid].start <= addr)
+        uint64_t start;
+        memcpy(&start, (const char *)base + mid * size, sizeof start);
+        if (start <= key)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+/* The module whose segment holds addr, or -1. Segments of a sane profile do not overlap; if a
+ * malformed one has overlaps, some lookup may miss, which only costs a symbol. */
+static long hr_find_module(const struct hr_symbolizer *s, uint64_t addr)
+{
+    size_t lo = hr_first_above(s->ranges, s->nranges, sizeof *s->ranges, addr);
     if (lo == 0 || addr >= s->ranges[lo - 1].end)
         return -1;
     return (long)s->ranges[lo - 1].module;
@@ -215,14 +225,7 @@ static Dwarf_Line *hr_cu_line(struct hr_sym_module *m, uint64_t addr)
     if (!m->ncus || addr < m->dwbias)
         return NULL;
     uint64_t a = addr - m->dwbias;
-    size_t lo = 0, hi = m->ncus;
-    while (lo < hi) { /* first range with lo > a */
-        size_t mid = lo + (hi - lo) / 2;
-        if (m->cus[mid].lo <= a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = hr_first_above(m->cus, m->ncus, sizeof *m->cus, a);
     /* Ranges of different units do not overlap in sane DWARF; look back a few in case. */
     for (size_t i = lo; i > 0 && lo - i < 8; i--) {
         const struct hr_cu_range *r = &m->cus[i - 1];
