@@ -334,6 +334,13 @@ struct deferred {
 #define SCACHE_SETS 4096
 #define RECENT_LOG 6
 
+/* A thread's stack cache and context entries start small and grow fourfold, up to their full
+ * size, once the thread keeps missing or displacing: most threads of a many-threaded server
+ * allocate from a handful of stacks, and full-size tables (1.2 MiB of metadata a thread) would
+ * run a thousand threads into the metadata budget. */
+#define SCACHE_SETS_MIN 256
+#define TCACHE_MIN 256
+
 struct scache_entry {
     uint64_t hash;
     uint32_t id; /* 0: empty */
@@ -342,7 +349,9 @@ struct scache_entry {
 
 struct hp_thread {
     struct scache_entry recent[1 << RECENT_LOG]; /* by the hash's top bits */
-    struct scache_entry scache[SCACHE_SETS][2];
+    struct scache_entry (*scache)[2];
+    uint64_t smask;   /* stack-cache sets - 1 */
+    uint64_t smisses; /* stack-cache misses since it last grew */
     uintptr_t pcs[256 + HP_STACK_SLACK]; /* capture buffer (see hp_stack_capture) */
     struct hp_walk_cache walk;           /* the previous stack walk (cfi.h) */
     hp_lock_t lock;
@@ -356,11 +365,13 @@ struct hp_thread {
     volatile uint32_t ndef;
     struct deferred def[DEFER_MAX];
     struct tentry *entries;
+    uint64_t tmask;       /* entries - 1 */
+    uint64_t tdisplaced;  /* entries displaced since the table last grew */
 };
 
 static struct hp_thread *all_threads, *free_threads;
 static hp_lock_t registry_lock = HP_LOCK_INIT;
-static uint64_t tmask;
+static uint64_t tmask_max; /* thread_cache_size - 1 */
 static pthread_key_t exit_key;
 static int exit_key_ok;
 
@@ -418,7 +429,7 @@ static void push_entry_live(struct tentry *e)
 /* Push the thread's pending live-heap changes to the contexts and the global totals. */
 static void push_all(struct hp_thread *t)
 {
-    for (uint64_t i = 0; i <= tmask; i++)
+    for (uint64_t i = 0; i <= t->tmask; i++)
         if (t->entries[i].ctx_id)
             push_entry_live(&t->entries[i]);
     t->ndirty = 0;
@@ -487,33 +498,61 @@ static void flush_thread(struct hp_thread *t)
 {
     push_all(t);
     publish_global(t);
-    for (uint64_t i = 0; i <= tmask; i++) {
-        flush_entry(&t->entries[i]);
-        t->entries[i].ctx_id = 0;
+    for (uint64_t i = 0; i <= t->tmask; i++) {
+        if (t->entries[i].ctx_id) { /* entries never used stay untouched pages */
+            flush_entry(&t->entries[i]);
+            t->entries[i].ctx_id = 0;
+        }
     }
 }
 
-static HP_COLD struct tentry *entry_new(struct tentry *e, struct hp_ctx *c, uint32_t id);
+static HP_COLD struct tentry *entry_new(struct hp_thread *t, struct tentry *e, struct hp_ctx *c,
+                                         uint32_t id);
+
+static inline uint64_t entry_slot(uint32_t id, uint64_t mask) { return (id * 0x9e3779b1u) & mask; }
 
 /* The thread's cache entry for context id (c: the context if the caller has it). */
 static inline struct tentry *entry_for(struct hp_thread *t, struct hp_ctx *c, uint32_t id)
 {
-    uint64_t i = (id * 0x9e3779b1u) & tmask;
-    struct tentry *e = &t->entries[i];
+    struct tentry *e = &t->entries[entry_slot(id, t->tmask)];
     if (HP_LIKELY(e->ctx_id == id))
         return e;
-    return entry_new(e, c, id);
+    return entry_new(t, e, c, id);
 }
 
-static struct tentry *entry_new(struct tentry *e, struct hp_ctx *c, uint32_t id)
+/* Move to a table of context entries four times larger (at most thread_cache_size): every
+ * entry is flushed, the new table starts empty. The old one stays in the metadata arena. */
+static int grow_entries(struct hp_thread *t)
+{
+    uint64_t n = (t->tmask + 1) * 4;
+    if (n > tmask_max + 1)
+        n = tmask_max + 1;
+    t->tdisplaced = 0;
+    struct tentry *ne = hp_meta_alloc(n * sizeof *ne);
+    if (!ne)
+        return 0;
+    for (uint64_t i = 0; i <= t->tmask; i++)
+        flush_entry(&t->entries[i]);
+    t->ndirty = 0; /* indices into the old table; flush_entry pushed them */
+    t->dirty_overflow = 0;
+    t->entries = ne;
+    t->tmask = n - 1;
+    return 1;
+}
+
+static struct tentry *entry_new(struct hp_thread *t, struct tentry *e, struct hp_ctx *c, uint32_t id)
 {
     if (!c)
         c = __atomic_load_n(&hp_prof.by_id[id], __ATOMIC_ACQUIRE);
     if (!c)
         return NULL;
     if (e->ctx_id) {
-        /* A collision: its live changes must reach the context before the slot is reused. */
-        flush_entry(e);
+        /* A collision: its live changes must reach the context before the slot is reused,
+         * unless the table grows instead (after displacing half its size). */
+        if (++t->tdisplaced > (t->tmask + 1) / 2 && t->tmask < tmask_max && grow_entries(t))
+            e = &t->entries[entry_slot(id, t->tmask)];
+        else
+            flush_entry(e);
     }
     memset(e, 0, sizeof *e);
     e->ctx_id = c->id;
@@ -613,9 +652,13 @@ static HP_COLD struct hp_thread *thread_new(void)
         hp_walk_cache_reset(&t->walk); /* another thread's stack */
     } else {
         t = hp_meta_alloc(sizeof *t);
-        if (t)
-            t->entries = hp_meta_alloc((tmask + 1) * sizeof(struct tentry));
-        if (t && t->entries) {
+        if (t) {
+            t->tmask = (tmask_max < TCACHE_MIN ? tmask_max + 1 : TCACHE_MIN) - 1;
+            t->entries = hp_meta_alloc((t->tmask + 1) * sizeof(struct tentry));
+            t->smask = SCACHE_SETS_MIN - 1;
+            t->scache = hp_meta_alloc((t->smask + 1) * sizeof *t->scache);
+        }
+        if (t && t->entries && t->scache) {
             hp_walk_cache_reset(&t->walk);
             nthreads++;
             t->next_all = all_threads;
@@ -720,6 +763,20 @@ static HP_COLD void run_deferred(struct hp_thread *t)
     }
 }
 
+/* A stack cache four times larger (at most SCACHE_SETS sets), empty: it is only a cache. */
+static HP_COLD void grow_scache(struct hp_thread *t)
+{
+    uint64_t n = (t->smask + 1) * 4;
+    if (n > SCACHE_SETS)
+        n = SCACHE_SETS;
+    t->smisses = 0;
+    struct scache_entry(*ns)[2] = hp_meta_alloc(n * sizeof *ns);
+    if (ns) {
+        t->scache = ns;
+        t->smask = n - 1;
+    }
+}
+
 uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu)
 {
     return hp_profile_alloc_at(size, now_ms, cpu, 0);
@@ -753,7 +810,7 @@ uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu, uintp
     if (re && re->hash == h && re->id) {
         id = re->id;
     } else {
-        struct scache_entry *se = t ? t->scache[(h ^ (h >> 32)) & (SCACHE_SETS - 1)] : NULL;
+        struct scache_entry *se = t ? t->scache[(h ^ (h >> 32)) & t->smask] : NULL;
         if (se && se[0].hash == h && se[0].id) {
             id = se[0].id;
         } else if (se && se[1].hash == h && se[1].id) {
@@ -772,6 +829,8 @@ uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu, uintp
             if (se) {
                 se[1] = se[0];
                 se[0] = (struct scache_entry){h, id, 0};
+                if (HP_UNLIKELY(++t->smisses > t->smask + 1) && t->smask < SCACHE_SETS - 1)
+                    grow_scache(t);
             }
         }
         if (re)
@@ -869,6 +928,13 @@ void hp_profile_free(uint32_t ctx, uint64_t size, uint32_t alloc_ms, uint32_t al
         hp_dump_run_pending();
 }
 
+void hp_profile_thread_tables(uint64_t *entries, uint64_t *sets)
+{
+    struct hp_thread *t = hp_tls.thread;
+    *entries = t ? t->tmask + 1 : 0;
+    *sets = t ? t->smask + 1 : 0;
+}
+
 void hp_profile_flush_all(void)
 {
     for (struct hp_thread *t = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); t; t = t->next_all) {
@@ -894,7 +960,7 @@ void hp_profile_init(void)
     nsets = hp_round_pow2(hp_opt.hib_table_size / ways);
     sets = hp_meta_map(nsets * sizeof *sets);
     slots = hp_meta_map(nsets * ways * sizeof *slots);
-    tmask = hp_opt.thread_cache_size - 1;
+    tmask_max = hp_opt.thread_cache_size - 1;
     hp_prof.slack = hp_opt.peak_slack_kb * 1024;
     if (!buckets || !hp_prof.by_id || !sets || !slots) {
         hp_error("metadata budget too small for the profiler's tables; profiling is off");
@@ -951,7 +1017,8 @@ void hp_profile_fork_child(void)
      * which the child's cache entries must still trigger. */
     struct hp_thread *self = hp_tls.thread;
     if (self && multi)
-        for (uint64_t i = 0; i <= tmask; i++)
-            self->entries[i].peak_gen = hp_prof.peak_gen;
+        for (uint64_t i = 0; i <= self->tmask; i++)
+            if (self->entries[i].ctx_id)
+                self->entries[i].peak_gen = hp_prof.peak_gen;
     multi = 0;
 }

@@ -46,6 +46,8 @@ extern struct hp_prof hp_prof;
 void hp_profile_flush_all(void);
 /* Call fn for every HIB in the shared table. */
 void hp_table_foreach(void (*fn)(const struct hpf_hib *, void *), void *arg);
+/* The calling thread's cache sizes: context entries and stack-cache sets (0, 0 without one). */
+void hp_profile_thread_tables(uint64_t *entries, uint64_t *sets);
 /* At a dump, after hp_profile_flush_all: make every context's values at the global peak final
  * (taking them now if the heap is at a new peak). */
 void hp_peak_finish(void);

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Check heapprof-report's JSON for the test programs in test/profiling against the numbers
 those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXTRA...]
-KIND: exit | api | signal | child | cxx | interval. Prints one line per failed expectation and
-exits 1 if there was any."""
+KIND: exit | api | signal | child | cxx | evict | stacks | unload | interval | many_threads.
+Prints one line per failed expectation and exits 1 if there was any."""
 import json
 import sys
 
@@ -141,6 +141,14 @@ def main():
         n = sum(c["alloc_count"] for c in doc["contexts"]
                 if c["frames"] and c["frames"][0]["function"] == "co_alloc")
         expect(f"co_alloc: {n} allocations on coroutine stacks, expected 2000", n == 2000)
+    elif kind == "many_threads":
+        sites = by_site(doc)
+        # 800 threads x 100 blocks, 100 threads of each size 40..47
+        site(sites, "site_many", alloc_count=80000, total_size=100 * 100 * sum(range(40, 48)),
+             min_size=40, max_size=47, live_count=0)
+        meta = doc["summary"]["metadata_bytes"]
+        expect(f"metadata_bytes {meta >> 20} MiB for 800 threads, expected under 256 MiB",
+               meta < 256 << 20)
     elif kind == "unload":
         hits = [c for c in doc["contexts"] if c["total_size"] == 4242]
         expect("no context for the plugin's 4242-byte block", len(hits) == 1)

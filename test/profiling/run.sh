@@ -117,6 +117,17 @@ for unw in cfi fp libunwind; do
     fi
 done
 
+# Many threads at once: every block counted, metadata far below the budget, no warning.
+gcc -O2 -g -pthread -o "$out/gcc/many_threads" test/profiling/many_threads.c
+name=many-threads
+if run "$name" "" "$out/gcc/many_threads"; then
+    if grep -q "budget" "$tmp/$name.err"; then
+        bad "$name" "$(head -c 300 "$tmp/$name.err")"
+    else
+        check "$name" many_threads "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+    fi
+fi
+
 # A library closed before the dump is still named in the profile.
 gcc -O1 -g -fPIC -shared -o "$out/gcc/libunload_plugin.so" test/profiling/unload_plugin.c
 gcc -O1 -g -o "$out/gcc/unload" test/profiling/unload.c

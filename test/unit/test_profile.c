@@ -21,14 +21,15 @@
 
 #define SITE_BYTES 32
 #define SITE_RET 15 /* offset of the return address after the call */
-#define MAX_SITES 64
+#define MAX_SITES 600
+#define SITES_BYTES ((MAX_SITES * SITE_BYTES + 4095) & ~4095)
 
 typedef uint32_t (*site_fn)(uint64_t size, uint32_t now_ms, uint32_t cpu);
 static unsigned char *code;
 
 static void make_sites(void)
 {
-    code = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    code = mmap(NULL, SITES_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     ck_assert_ptr_ne(code, MAP_FAILED);
     uint64_t target = (uint64_t)(uintptr_t)&hp_profile_alloc;
     for (int k = 0; k < MAX_SITES; k++) {
@@ -44,7 +45,7 @@ static void make_sites(void)
         c[i++] = 0x5d;                  /* pop %rbp */
         c[i++] = 0xc3;                  /* ret */
     }
-    ck_assert_int_eq(mprotect(code, 4096, PROT_READ | PROT_EXEC), 0);
+    ck_assert_int_eq(mprotect(code, SITES_BYTES, PROT_READ | PROT_EXEC), 0);
 }
 
 static site_fn site(int k) { return (site_fn)(void *)(code + k * SITE_BYTES); }
@@ -74,7 +75,7 @@ static struct hp_ctx *ctx(uint32_t id)
 
 /* ---------- HIB table walk ---------- */
 
-#define MAX_HIBS 256
+#define MAX_HIBS 1024
 struct hibs {
     int n;
     struct hpf_hib h[MAX_HIBS];
@@ -276,6 +277,46 @@ START_TEST(test_values_at_peak_after_fork)
     ck_assert_uint_eq(ctx(a)->peak_live_count, 3);
     ck_assert_uint_eq(ctx(b)->peak_live_size, 50);
     ck_assert_uint_eq(ctx(a)->live_size, 200);
+}
+END_TEST
+
+/* A thread's tables start small and grow when it allocates from many stacks: 600 contexts
+ * displace each other in 256 entries (ids 256 apart share a slot) until the entries grow to
+ * 1024, and miss the stack cache until it grows. Nothing is lost on the way. */
+START_TEST(test_thread_tables_grow)
+{
+    init_profiler("output=:verbosity=0:thread_cache_size=4096");
+    uint32_t id[MAX_SITES];
+    uint64_t entries, sets;
+    id[0] = site(0)(1, 1, 0);
+    hp_profile_thread_tables(&entries, &sets);
+    ck_assert_uint_eq(entries, 256);
+    ck_assert_uint_eq(sets, 256);
+    for (int round = 0; round < 20; round++)
+        for (int k = 0; k < MAX_SITES; k++) {
+            id[k] = site(k)((uint64_t)k + 1, (uint32_t)round, 0);
+            if (round % 2 == 0)
+                hp_profile_free(id[k], (uint64_t)k + 1, (uint32_t)round, 0);
+        }
+    hp_profile_thread_tables(&entries, &sets);
+    ck_assert_uint_eq(entries, 1024);
+    ck_assert_uint_ge(sets, 1024);
+    hp_profile_flush_all();
+    struct hibs *s = calloc(1, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    hp_table_foreach(collect, s);
+    for (int k = 0; k < MAX_SITES; k++) {
+        struct hp_ctx *c = ctx(id[k]);
+        uint64_t n = k == 0 ? 21 : 20; /* site 0 allocated once more at the start */
+        ck_assert_uint_eq(c->allocs, n);
+        ck_assert_uint_eq(c->bytes, n * ((uint64_t)k + 1));
+        ck_assert_int_eq(c->live_count, (int64_t)n - 10);
+        const struct hpf_hib *h = hib_of(s, id[k]);
+        ck_assert_ptr_nonnull(h);
+        ck_assert_uint_eq(h->alloc_count, 10);
+        ck_assert_uint_eq(h->total_size, 10 * ((uint64_t)k + 1));
+    }
+    free(s);
 }
 END_TEST
 
@@ -581,6 +622,7 @@ int main(void)
     tcase_add_test(tc, test_values_at_peak_one_thread);
     tcase_add_test(tc, test_values_at_peak_model);
     tcase_add_test(tc, test_values_at_peak_after_fork);
+    tcase_add_test(tc, test_thread_tables_grow);
     tcase_add_test(tc, test_slack_follows_peak);
     tcase_add_test(tc, test_lifetimes_from_clock);
     tcase_add_test(tc, test_eviction_without_output);
