@@ -404,9 +404,22 @@ struct slot {
 
 static struct slot *cache;
 
+/* Bumped by hp_cfi_code_unloaded: another object may now sit at the addresses of the code that
+ * went away, so rules cached by address are emptied. */
+static uint32_t code_gen;
+
 void hp_cfi_init(void)
 {
     cache = hp_meta_map(CACHE_SLOTS * sizeof *cache);
+}
+
+void hp_cfi_code_unloaded(void)
+{
+    /* Concurrent lookups see a rule or an empty slot, either of which is safe. */
+    if (cache)
+        for (uint32_t i = 0; i < CACHE_SLOTS; i++)
+            __atomic_store_n(&cache[i].pc, 0, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&code_gen, 1, __ATOMIC_RELEASE);
 }
 
 #define BUSY (1ull << 63) /* a slot being filled; user-space addresses never have this bit */
@@ -638,6 +651,16 @@ static HP_COLD int walk_too_deep(struct hp_walk_cache *wc, int m, int reuse, int
     return n;
 }
 
+/* The thread's rules and previous walk date from before code was unloaded. */
+static HP_COLD void walk_cache_new_code(struct hp_walk_cache *wc, uint32_t gen)
+{
+    memset(wc->rules, 0, sizeof wc->rules);
+    wc->first_ip = 0;
+    wc->first_rule = 0;
+    hp_walk_cache_reset(wc);
+    wc->gen = gen;
+}
+
 int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs, int max,
                 int *truncated, struct hp_walk_cache *wc, const uintptr_t **out, uint64_t *hash)
 {
@@ -645,6 +668,11 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
     *hash = HP_STACK_HASH_SEED;
     if (!cache)
         return 0;
+    if (wc) {
+        uint32_t gen = __atomic_load_n(&code_gen, __ATOMIC_ACQUIRE);
+        if (HP_UNLIKELY(wc->gen != gen))
+            walk_cache_new_code(wc, gen);
+    }
     /* The first address must be code too. */
     uint64_t r0;
     if (wc && wc->first_ip == ip) {

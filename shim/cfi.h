@@ -25,6 +25,7 @@ struct hp_walk_cache {
     uintptr_t stack_hi; /* the stack it walked */
     uintptr_t first_ip; /* the innermost frame's address last time, and its rule */
     uint64_t first_rule;
+    uint32_t gen;       /* the code generation its rules belong to (hp_cfi_code_unloaded) */
     uintptr_t ip[HP_WALK_MAX + 1];   /* ip[HP_WALK_MAX]: what the last frame's step read */
     /* Frame k's step read ip[k + 1] from chk[k].slot; chk[k].want is that value, side by side
      * for the reuse check, which reads four at a time: three entries past the end name a slot
@@ -72,5 +73,8 @@ void hp_cfi_init(void);
 int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs, int max,
                 int *truncated, struct hp_walk_cache *wc, const uintptr_t **out, uint64_t *hash);
 void hp_walk_cache_reset(struct hp_walk_cache *wc);
+/* Code was unloaded: rules cached for its addresses may not fit what is loaded there next.
+ * Empties the shared rule cache now and each thread's cache at its next walk. */
+void hp_cfi_code_unloaded(void);
 
 #endif

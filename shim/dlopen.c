@@ -7,6 +7,8 @@
 #include "retired.h"
 
 #include <dlfcn.h>
+#include <link.h>
+#include <stddef.h>
 
 /* Referenced only from the assembly below: `used` keeps link-time optimisation from dropping
  * or renaming them. */
@@ -54,12 +56,33 @@ HP_EXPORT void *dlopen(const char *file, int mode)
 }
 #endif
 
-/* dlclose: note the library first (retired.c), so frames in it can still be symbolised. */
+static int read_unloads(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs)
+        *(unsigned long long *)arg = info->dlpi_subs;
+    return 1;
+}
+
+/* How many objects the loader has unloaded so far. */
+static unsigned long long unloads(void)
+{
+    unsigned long long n = 0;
+    dl_iterate_phdr(read_unloads, &n);
+    return n;
+}
+
+/* dlclose: note the library first (retired.c), so frames in it can still be symbolised; when
+ * code really went away (not just a reference), forget the unwinding rules cached for its
+ * addresses, where the next library may be loaded. */
 HP_EXPORT int dlclose(void *handle)
 {
     static int (*real)(void *);
     if (!real)
         real = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
     hp_retire_note(handle);
-    return real(handle);
+    unsigned long long before = hp_ready() ? unloads() : 0;
+    int r = real(handle);
+    if (hp_ready() && unloads() != before)
+        hp_stack_code_unloaded();
+    return r;
 }

@@ -84,6 +84,7 @@ uint64_t hp_profile_slack_bound(void); /* bound on the error of the peak figures
 void hp_stack_init(void);
 void hp_stack_late_init(void); /* after libc is up: may dlopen libunwind */
 void hp_stack_fork_child(void);
+void hp_stack_code_unloaded(void); /* dlclose unmapped code: forget what was cached about it */
 /* Innermost first, shim frames dropped. Returns the depth; *truncated set when cut. *out points
  * at the frames (pcs, or the walk cache wc), *hash is their hp_stack_hash (cfi.h). pcs must
  * have room for max + HP_STACK_SLACK entries (unwinders that cannot skip the shim's own frames

@@ -4,6 +4,7 @@
  * mapped object as MODULE records. */
 #include "hp.h"
 #include "lock.h"
+#include "maps.h"
 #include "meta.h"
 #include "retired.h"
 
@@ -58,11 +59,28 @@ static int note_object(struct dl_phdr_info *info, size_t size, void *arg)
     return 1;
 }
 
+/* The path /proc/self/maps gives the file mapped at an address: absolute, as for the modules
+ * still mapped at a dump, even when the program opened the library by a relative path. */
+struct mapped_path {
+    uintptr_t addr;
+    char *path;
+    size_t size;
+};
+
+static int find_path(const struct hp_mapping *m, void *arg)
+{
+    struct mapped_path *mp = arg;
+    if (mp->addr < m->start || mp->addr >= m->end || m->path[0] != '/')
+        return 0;
+    hp_strlcpy(mp->path, m->path, mp->size);
+    return 1;
+}
+
 void hp_retire_note(void *handle)
 {
     struct link_map *lm = NULL;
     if (!hp_profiling || !handle || dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_name ||
-        lm->l_name[0] != '/')
+        !lm->l_name[0])
         return;
     struct find f;
     memset(&f, 0, sizeof f);
@@ -72,7 +90,14 @@ void hp_retire_note(void *handle)
     if (!f.found || !f.r.nsegs)
         return;
     f.r.bias = lm->l_addr;
-    hp_strlcpy(f.r.path, lm->l_name, sizeof f.r.path);
+    struct mapped_path mp = {(uintptr_t)f.r.segs[0].start, f.r.path, sizeof f.r.path};
+    f.r.path[0] = 0;
+    hp_maps_foreach(find_path, &mp);
+    if (!f.r.path[0]) {
+        if (lm->l_name[0] != '/')
+            return; /* a path relative to a directory we may no longer know */
+        hp_strlcpy(f.r.path, lm->l_name, sizeof f.r.path);
+    }
     hp_lock(&retired_lock);
     for (struct hp_retired *o = retired; o; o = o->next)
         if (o->bias == f.r.bias && !strcmp(o->path, f.r.path)) {

@@ -316,6 +316,13 @@ int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cac
     return n;
 }
 
+void hp_stack_code_unloaded(void)
+{
+    if (use_cfi)
+        hp_cfi_code_unloaded();
+    hp_maps_refresh(1); /* the fp walk's table of executable ranges */
+}
+
 void hp_stack_fork_child(void)
 {
     hp_lock_reset(&refresh_lock);

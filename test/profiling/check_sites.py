@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Check heapprof-report's JSON for the test programs in test/profiling against the numbers
 those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXTRA...]
-KIND: exit | api | signal | child | cxx | evict | stacks | unload | interval | many_threads.
+KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | interval |
+many_threads.
 Prints one line per failed expectation and exits 1 if there was any."""
 import json
 import sys
@@ -156,6 +157,17 @@ def main():
             f = hits[0]["frames"][0] if hits[0]["frames"] else {}
             expect(f"plugin frame is {f.get('function')!r} in {f.get('module')!r}",
                    f.get("function") == "plugin_alloc" and f.get("module", "").endswith("libunload_plugin.so"))
+    elif kind == "reload":
+        for size in (1111, 2222):
+            hits = [c for c in doc["contexts"] if c["total_size"] == size]
+            expect(f"{len(hits)} contexts of {size} bytes, expected 1", len(hits) == 1)
+            if hits:
+                names = [f["function"] for f in hits[0]["frames"]][:3]
+                expect(f"{size} bytes: stack {names}, expected reload_alloc, call_plugin, main",
+                       names == ["reload_alloc", "call_plugin", "main"])
+                module = hits[0]["frames"][0]["module"] if hits[0]["frames"] else ""
+                expect(f"{size} bytes: module {module!r}, expected an absolute path",
+                       module.startswith("/") and "libreload_" in module)
     elif kind == "interval":
         expect("interval dump_reason", doc["process"]["dump_reason"] == "interval")
         expect("interval dump has no contexts", len(doc["contexts"]) > 0)

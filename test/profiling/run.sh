@@ -136,6 +136,17 @@ if run "$name" "" "$out/gcc/unload" "$out/gcc/libunload_plugin.so"; then
     check "$name" unload "$(ls "$tmp/$name"/p.*.hpf | head -1)"
 fi
 
+# A library loaded where a closed one was is unwound with its own rules (reload.c); closed
+# libraries opened by a relative path are named in the profile too.
+gcc -shared -fPIC -DFRAME=0x88 -DSIZE=1111 -o "$out/gcc/libreload_a.so" test/profiling/reload_plugin.S
+gcc -shared -fPIC -DFRAME=0x1008 -DSIZE=2222 -o "$out/gcc/libreload_b.so" test/profiling/reload_plugin.S
+gcc -O1 -g -o "$out/gcc/reload" test/profiling/reload.c
+name=reload
+rel=${out#"$top"/}/gcc
+if run "$name" "" "$out/gcc/reload" "$rel/libreload_a.so" "$rel/libreload_b.so"; then
+    check "$name" reload "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+fi
+
 # Periodic dumps: a program that runs ~450 ms with dump_interval_ms=100 leaves several.
 name=interval
 if run "$name" "dump_interval_ms=100" sh -c 'sleep 0.45'; then
