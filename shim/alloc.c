@@ -336,6 +336,16 @@ void hp_free(void *p)
     errno = saved;
 }
 
+/* The usable size of our block p with header h. */
+static size_t block_usable(void *p, const struct hp_header *h)
+{
+    if (!hp_be.usable_size)
+        return hp_hdr_size(h);
+    uintptr_t off = (uintptr_t)h->base_off16 * 16;
+    size_t real = hp_be.usable_size(hp_hdr_raw(p, h));
+    return real > off ? real - off : 0;
+}
+
 size_t hp_usable_size(void *p)
 {
     if (!p)
@@ -349,15 +359,12 @@ size_t hp_usable_size(void *p)
     struct hp_header *h = our_header(p);
     if (!h)
         return hp_be.usable_size ? hp_be.usable_size(p) : 0;
-    if (!hp_be.usable_size)
-        return hp_hdr_size(h);
-    uintptr_t off = (uintptr_t)h->base_off16 * 16;
-    size_t real = hp_be.usable_size(hp_hdr_raw(p, h));
-    return real > off ? real - off : 0;
+    return block_usable(p, h);
 }
 
 /* realloc by allocate-copy-free: for bootstrap blocks, aligned blocks and backends without
- * realloc. old_size is what the old block holds. */
+ * realloc. old_size is what the old block holds: its usable size, since programs may fill a
+ * block up to what malloc_usable_size reports and glibc's realloc keeps all of it. */
 static void *move_block(void *p, size_t old_size, size_t size)
 {
     void *n = hp_alloc(size, 0, 0);
@@ -397,7 +404,7 @@ void *hp_realloc(void *p, size_t size)
     }
     uint64_t old_size = hp_hdr_size(h);
     if (h->from_memalign || !hp_be.realloc || size > HP_MAX_REQUEST)
-        return size > HP_MAX_REQUEST ? (errno = ENOMEM, NULL) : move_block(p, old_size, size);
+        return size > HP_MAX_REQUEST ? (errno = ENOMEM, NULL) : move_block(p, block_usable(p, h), size);
     if (fault_check()) {
         errno = ENOMEM;
         return NULL;
@@ -405,6 +412,11 @@ void *hp_realloc(void *p, size_t size)
     struct hp_header old = *h;
     void *raw = hp_hdr_raw(p, h);
     uintptr_t old_off = (uintptr_t)old.base_off16 * 16;
+    /* What the block may hold: up to its usable size (see move_block), which the shift below
+     * must keep when the backend moves the block to an address of the other residue. */
+    size_t keep = block_usable(p, h);
+    if (keep > size)
+        keep = size;
     /* Mark the old block freed first: if the block moves, a later free of the old pointer is
      * then seen as the double free it is. */
     uint8_t st = HP_STATE_LIVE;
@@ -424,7 +436,7 @@ void *hp_realloc(void *p, size_t size)
     }
     void *user = plain_user(nraw);
     if ((uintptr_t)user - (uintptr_t)nraw != old_off)
-        memmove(user, (char *)nraw + old_off, old_size < size ? old_size : size);
+        memmove(user, (char *)nraw + old_off, keep);
     if (hp_profiling && old.context_id)
         hp_profile_free(old.context_id, old_size, old.alloc_ms, hp_hdr_cpu(&old));
     return finish(nraw, user, size, 0);

@@ -208,6 +208,42 @@ static void test_page_start(void)
         free(page_blocks[i]);
 }
 
+/* glibc documents that the bytes malloc_usable_size reports beyond the request may be used,
+ * and its realloc keeps them; string libraries (sds, for one) fill blocks up to that size.
+ * realloc must keep every usable byte wherever the block moves, aligned blocks included. */
+static void test_realloc_keeps_usable(void)
+{
+    static void *hold[4000];
+    int nhold = 0;
+    uint64_t x = 88172645463325252ull;
+    for (int round = 0; round < 4000; round++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        size_t req = 1 + (size_t)(x % 300);
+        unsigned char *p = (x >> 20) % 4 == 0 ? memalign(64, req) : malloc(req);
+        CHECK(p, "malloc %zu", req);
+        size_t u = malloc_usable_size(p);
+        CHECK(u >= req, "usable %zu < %zu", u, req);
+        pat_fill(p, u, (unsigned)round);
+        hold[nhold++] = malloc(1 + (size_t)((x >> 30) % 64)); /* blocks in-place growth, shifts */
+        size_t grow = u + (size_t)((x >> 40) % 2000);
+        unsigned char *q = realloc(p, grow);
+        CHECK(q, "realloc %zu -> %zu", req, grow);
+        CHECK(pat_ok(q, u, (unsigned)round), "realloc of a %zu-byte block (%zu usable) to %zu lost usable bytes",
+              req, u, grow);
+        if ((x >> 50) % 2)
+            free(q);
+        else
+            hold[nhold++ % 4000] = q;
+        if (nhold >= 3990) {
+            for (int i = 0; i < nhold; i++)
+                free(hold[i]);
+            nhold = 0;
+        }
+    }
+    for (int i = 0; i < nhold; i++)
+        free(hold[i]);
+}
+
 int main(void)
 {
     test_zero_and_null();
@@ -216,5 +252,6 @@ int main(void)
     test_realloc_aligned();
     test_reallocarray();
     test_page_start();
+    test_realloc_keeps_usable();
     return 0;
 }
