@@ -79,10 +79,16 @@ HP_EXPORT int dlclose(void *handle)
     static int (*real)(void *);
     if (!real)
         real = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+    /* The shim's own work counts as inside the shim (it takes the shim's locks: a signal
+     * handler's dump must wait for it), the library's destructors in real() do not. */
+    hp_tls.depth++;
     hp_retire_note(handle);
     unsigned long long before = hp_ready() ? unloads() : 0;
+    hp_tls.depth--;
     int r = real(handle);
+    hp_tls.depth++;
     if (hp_ready() && unloads() != before)
         hp_stack_code_unloaded();
+    hp_tls.depth--;
     return r;
 }

@@ -661,7 +661,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     (void)sig, (void)si, (void)uc;
     int saved = errno;
     if (hp_tls.depth)
-        hp_dump_pending = 1; /* finished by the interrupted call on its way out */
+        hp_dump_pending = HPF_DUMP_SIGNAL; /* written by the interrupted call on its way out */
     else
         hp_dump(HPF_DUMP_SIGNAL);
     errno = saved;
@@ -669,9 +669,10 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 
 HP_COLD void hp_dump_run_pending(void)
 {
-    if (hp_dump_pending && !hp_tls.depth) {
+    int reason = hp_dump_pending;
+    if (reason && !hp_tls.depth) {
         hp_dump_pending = 0;
-        hp_dump(HPF_DUMP_SIGNAL);
+        hp_dump(reason);
     }
 }
 

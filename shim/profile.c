@@ -694,18 +694,21 @@ void hp_note_threads(void)
     /* With one thread, contexts are only brought up to date when needed; from now on other
      * threads read them, so bring this thread's up to date first. */
     struct hp_thread *t = hp_tls.thread;
-    if (t && !hp_tls.depth) {
-        hp_tls.depth++;
+    /* Inside the shim while the locks are held: a signal handler's dump then waits for us
+     * instead of waiting on our locks forever. */
+    int outer = !hp_tls.depth;
+    hp_tls.depth++;
+    if (t && outer) {
         hp_lock(&t->lock);
         push_all(t);
         hp_unlock(&t->lock);
-        hp_tls.depth--;
     }
     /* Values at the peak are no longer copied lazily: make them final. */
     hp_lock(&peak_lock);
     copy_stale_contexts(0);
     hp_unlock(&peak_lock);
     __atomic_store_n(&multi, 1, __ATOMIC_SEQ_CST);
+    hp_tls.depth--;
 }
 
 /* ---------- events ---------- */

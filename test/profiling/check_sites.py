@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Check heapprof-report's JSON for the test programs in test/profiling against the numbers
 those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXTRA...]
-KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | interval |
-many_threads.
+KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | sigdump |
+interval | many_threads.
 Prints one line per failed expectation and exits 1 if there was any."""
 import json
 import sys
@@ -157,6 +157,10 @@ def main():
             f = hits[0]["frames"][0] if hits[0]["frames"] else {}
             expect(f"plugin frame is {f.get('function')!r} in {f.get('module')!r}",
                    f.get("function") == "plugin_alloc" and f.get("module", "").endswith("libunload_plugin.so"))
+    elif kind == "sigdump":
+        sites = by_site(doc)
+        site(sites, "site_loop", alloc_count=2048000, live_count=0,
+             total_size=2048000 // 256 * sum(range(16, 16 + 256)))
     elif kind == "reload":
         for size in (1111, 2222):
             hits = [c for c in doc["contexts"] if c["total_size"] == size]

@@ -136,6 +136,19 @@ if run "$name" "" "$out/gcc/unload" "$out/gcc/libunload_plugin.so"; then
     check "$name" unload "$(ls "$tmp/$name"/p.*.hpf | head -1)"
 fi
 
+# heapprof_dump() from a signal handler that interrupts the shim neither hangs nor loses counts.
+gcc -O2 -g -Ishim -o "$out/gcc/sigdump" test/profiling/sigdump.c
+name=sigdump
+if run "$name" "" "$out/gcc/sigdump"; then
+    n=0
+    for f in "$tmp/$name"/p.*.hpf.*; do [ -f "$f" ] && n=$((n + 1)); done
+    if [ "$n" -ge 2 ]; then
+        check "$name" sigdump "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+    else
+        bad "$name" "$n dumps written, expected at least 2"
+    fi
+fi
+
 # A library loaded where a closed one was is unwound with its own rules (reload.c); closed
 # libraries opened by a relative path are named in the profile too.
 gcc -shared -fPIC -DFRAME=0x88 -DSIZE=1111 -o "$out/gcc/libreload_a.so" test/profiling/reload_plugin.S
