@@ -783,5 +783,11 @@ void hp_dump_fork_child(void)
     exit_dumped = 0;
     if (out_template[0])
         expand_path();
+}
+
+/* The child's dump_interval_ms thread, once the profiler has reset its locks and gone back to
+ * one thread: starting it is what tells the profiler that the child has two. */
+void hp_dump_fork_child_threads(void)
+{
     start_interval_thread();
 }

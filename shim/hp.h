@@ -104,6 +104,7 @@ void hp_dump_late_init(void);
 int hp_dump(int reason);      /* 0 on success */
 void hp_dump_at_exit(void);
 void hp_dump_fork_child(void);
+void hp_dump_fork_child_threads(void); /* after every fork_child handler: restart ours */
 void hp_spool_hib(const void *hib); /* write one evicted HIB record */
 void hp_dump_fork_prepare(void);
 void hp_dump_fork_parent(void);

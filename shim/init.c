@@ -82,6 +82,8 @@ static void fork_child(void)
         hp_profile_fork_child();
     }
     hp_tls.depth--;
+    if (hp_profiling)
+        hp_dump_fork_child_threads();
 }
 
 static void do_init(void)

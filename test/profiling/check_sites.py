@@ -2,7 +2,7 @@
 """Check heapprof-report's JSON for the test programs in test/profiling against the numbers
 those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXTRA...]
 KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | sigdump |
-interval | many_threads.
+interval | interval_child | many_threads.
 Prints one line per failed expectation and exits 1 if there was any."""
 import json
 import sys
@@ -172,6 +172,13 @@ def main():
                 module = hits[0]["frames"][0]["module"] if hits[0]["frames"] else ""
                 expect(f"{size} bytes: module {module!r}, expected an absolute path",
                        module.startswith("/") and "libreload_" in module)
+    elif kind == "interval_child":
+        parent = int(sys.argv[3])
+        proc, summ = doc["process"], doc["summary"]
+        expect(f"dump_reason {proc['dump_reason']}", proc["dump_reason"] == "interval")
+        expect(f"forked_from {proc['forked_from']}, expected {parent}", proc["forked_from"] == parent)
+        expect("the child with its interval thread claims an exact peak (peak_slack_bytes 0)",
+               summ["peak_slack_bytes"] > 0)
     elif kind == "interval":
         expect("interval dump_reason", doc["process"]["dump_reason"] == "interval")
         expect("interval dump has no contexts", len(doc["contexts"]) > 0)

@@ -172,6 +172,20 @@ if run "$name" "dump_interval_ms=100" sh -c 'sleep 0.45'; then
     fi
 fi
 
+# Periodic dumps across fork: the child runs its own interval thread, as a two-thread process.
+gcc -O1 -g -o "$out/gcc/interval_fork" test/profiling/interval_fork.c
+name=interval-fork
+if run "$name" "dump_interval_ms=50" "$out/gcc/interval_fork"; then
+    parent=$(ls "$tmp/$name" | sed -n 's/^p\.\([0-9]*\)\.hpf$/\1/p' | head -1)
+    child=$(ls "$tmp/$name" | sed -n 's/^p\.\([0-9]*\)\.hpf\.[0-9]*$/\1/p' | grep -vx "$parent" | sort -u | head -1)
+    first=$(ls "$tmp/$name"/p."$child".hpf.* 2>/dev/null | head -1)
+    if [ -n "$child" ] && [ -n "$first" ]; then
+        check "$name" interval_child "$first" "$parent"
+    else
+        bad "$name" "no interval dump of the child: $(ls "$tmp/$name" | tr '\n' ' ')"
+    fi
+fi
+
 # heapprof-run: default file name, -o with %p, message on stderr, exit status kept.
 name=heapprof-run
 (cd "$tmp" && "$top/scripts/heapprof-run" "$out/gcc/sites" >/dev/null 2>"$tmp/run.err")
