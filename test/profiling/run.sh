@@ -197,6 +197,12 @@ else
 fi
 if "$top/scripts/heapprof-run" -o "$tmp/x.%p.hpf" python3 -c 'import sys; sys.exit(3)' 2>/dev/null; then rc=0; else rc=$?; fi
 if [ $rc -eq 3 ] && ls "$tmp"/x.*.hpf >/dev/null 2>&1; then ok heapprof-run-status; else bad heapprof-run-status "rc=$rc"; fi
+# A command that is also a shell builtin is found on PATH like any other.
+if "$top/scripts/heapprof-run" -q -o "$tmp/b.%p.hpf" true 2>"$tmp/b.err" && ls "$tmp"/b.*.hpf >/dev/null 2>&1; then
+    ok heapprof-run-builtin-name
+else
+    bad heapprof-run-builtin-name "$(head -c 200 "$tmp/b.err")"
+fi
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
