@@ -647,11 +647,23 @@ void hp_dump_at_exit(void)
     if (hp_tls.depth) {
         /* exit() from a signal handler that interrupted this thread inside the shim: the
          * shim's locks it holds would deadlock the dump. */
-        hp_error("exit() was called while this thread was inside the allocator (from a signal "
+        hp_error("the process exited while this thread was inside the allocator (from a signal "
                  "handler?); no exit profile written");
         return;
     }
     hp_dump(HPF_DUMP_EXIT);
+}
+
+/* The process the dump state belongs to: set at init and in fork's child handler. */
+static int dump_pid;
+
+void hp_dump_at__exit(void)
+{
+    /* A vfork child (or a clone that shares memory without fork's handlers) runs on its
+     * parent's memory: a dump there would write the parent's state and mark it dumped. */
+    if ((int)syscall(SYS_getpid) != dump_pid)
+        return;
+    hp_dump_at_exit();
 }
 
 /* ---------- triggers ---------- */
@@ -709,6 +721,7 @@ static void start_interval_thread(void)
 
 void hp_dump_init(void)
 {
+    dump_pid = (int)syscall(SYS_getpid);
     long n = syscall(SYS_readlink, "/proc/self/exe", exe_path, sizeof exe_path - 1);
     exe_path[n > 0 ? n : 0] = 0;
     const char *base = exe_path;
@@ -781,6 +794,7 @@ void hp_dump_fork_child(void)
     spool_records = 0;
     dump_seq = 0;
     exit_dumped = 0;
+    dump_pid = (int)syscall(SYS_getpid);
     if (out_template[0])
         expand_path();
 }

@@ -103,6 +103,7 @@ void hp_dump_init(void);      /* output path, signal handler, interval thread */
 void hp_dump_late_init(void);
 int hp_dump(int reason);      /* 0 on success */
 void hp_dump_at_exit(void);
+void hp_dump_at__exit(void); /* _exit, _Exit: the exit profile, unless in a vfork child */
 void hp_dump_fork_child(void);
 void hp_dump_fork_child_threads(void); /* after every fork_child handler: restart ours */
 void hp_spool_hib(const void *hib); /* write one evicted HIB record */

@@ -2,7 +2,7 @@
 """Check heapprof-report's JSON for the test programs in test/profiling against the numbers
 those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXTRA...]
 KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | sigdump |
-interval | interval_child | many_threads.
+interval | interval_child | forked_exit | vfork_exit | many_threads.
 Prints one line per failed expectation and exits 1 if there was any."""
 import json
 import sys
@@ -179,6 +179,17 @@ def main():
         expect(f"forked_from {proc['forked_from']}, expected {parent}", proc["forked_from"] == parent)
         expect("the child with its interval thread claims an exact peak (peak_slack_bytes 0)",
                summ["peak_slack_bytes"] > 0)
+    elif kind == "forked_exit":
+        parent = int(sys.argv[3])
+        proc = doc["process"]
+        expect(f"dump_reason {proc['dump_reason']}, expected exit", proc["dump_reason"] == "exit")
+        expect(f"forked_from {proc['forked_from']}, expected {parent}", proc["forked_from"] == parent)
+        expect("the child's profile has no allocations", doc["summary"]["total_allocs"] > 0)
+    elif kind == "vfork_exit":
+        sites = by_site(doc)
+        site(sites, "site_before", alloc_count=100, total_size=10000, live_count=0)
+        site(sites, "site_after", alloc_count=50, total_size=10000, live_count=0)
+        expect(f"dump_reason {doc['process']['dump_reason']}", doc["process"]["dump_reason"] == "exit")
     elif kind == "interval":
         expect("interval dump_reason", doc["process"]["dump_reason"] == "interval")
         expect("interval dump has no contexts", len(doc["contexts"]) > 0)

@@ -181,8 +181,22 @@ if run "$name" "dump_interval_ms=50" "$out/gcc/interval_fork"; then
     first=$(ls "$tmp/$name"/p."$child".hpf.* 2>/dev/null | head -1)
     if [ -n "$child" ] && [ -n "$first" ]; then
         check "$name" interval_child "$first" "$parent"
+        # The child ends with _exit: its exit profile is written all the same.
+        check "$name-child-exit" forked_exit "$tmp/$name/p.$child.hpf" "$parent"
     else
         bad "$name" "no interval dump of the child: $(ls "$tmp/$name" | tr '\n' ' ')"
+    fi
+fi
+
+# _exit in a vfork child writes nothing, and the parent's exit profile is whole.
+gcc -O1 -g -o "$out/gcc/vfork_exit" test/profiling/vfork_exit.c
+name=vfork-exit
+if run "$name" "" "$out/gcc/vfork_exit"; then
+    n=$(ls "$tmp/$name" | wc -l)
+    if [ "$n" -eq 1 ]; then
+        check "$name" vfork_exit "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+    else
+        bad "$name" "$n files, expected the parent's profile only: $(ls "$tmp/$name" | tr '\n' ' ')"
     fi
 fi
 
