@@ -555,9 +555,16 @@ int hp_dump(int reason)
 {
     if (!hp_profiling || !out_template[0])
         return -1;
-    if (!hp_trylock(&dump_lock))
-        return -1; /* another dump is being written; it is as fresh as this one would be */
+    /* Marked inside the shim before the lock is taken: an exit from a signal handler
+     * interrupting this thread then never waits for a lock this thread holds. Another dump
+     * being written is as fresh as an on-demand one would be; the exit profile waits for it. */
     hp_tls.depth++;
+    if (reason == HPF_DUMP_EXIT) {
+        hp_lock(&dump_lock);
+    } else if (!hp_trylock(&dump_lock)) {
+        hp_tls.depth--;
+        return -1;
+    }
     hp_maps_refresh(1);
     hp_profile_flush_all();
     uint32_t now = hp_now_ms(), cpu = hp_cpu();

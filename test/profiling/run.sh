@@ -188,6 +188,22 @@ if run "$name" "dump_interval_ms=50" "$out/gcc/interval_fork"; then
     fi
 fi
 
+# The exit profile waits for an interval dump in progress instead of being skipped.
+gcc -O1 -g -o "$out/gcc/exit_race" test/profiling/exit_race.c
+name=exit-race
+missing=0
+for i in 1 2 3 4 5 6 7 8 9 10; do
+    rm -rf "$tmp/$name"
+    mkdir -p "$tmp/$name"
+    HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:dump_interval_ms=1" LD_PRELOAD="$shim" \
+        timeout 60 "$out/gcc/exit_race" 2>/dev/null
+    f=$(ls "$tmp/$name"/p.*.hpf 2>/dev/null | head -1)
+    if [ -z "$f" ] || ! "$report" --format json "$f" 2>/dev/null | grep -q '"dump_reason": "exit"'; then
+        missing=$((missing + 1))
+    fi
+done
+if [ $missing -eq 0 ]; then ok "$name"; else bad "$name" "$missing of 10 runs left no complete exit profile"; fi
+
 # _exit in a vfork child writes nothing, and the parent's exit profile is whole.
 gcc -O1 -g -o "$out/gcc/vfork_exit" test/profiling/vfork_exit.c
 name=vfork-exit
