@@ -44,6 +44,13 @@ check() {
     fi
 }
 
+# dumps_in DIR: how many on-demand dumps (p.PID.hpf.N) DIR holds.
+dumps_in() {
+    n=0
+    for f in "$1"/p.*.hpf.*; do [ -f "$f" ] && n=$((n + 1)); done
+    echo "$n"
+}
+
 # run NAME OPTIONS PROGRAM ARGS...: under the shim with profiles in $tmp/NAME.
 run() {
     name=$1 opts=$2
@@ -140,8 +147,7 @@ fi
 gcc -O2 -g -Ishim -o "$out/gcc/sigdump" test/profiling/sigdump.c
 name=sigdump
 if run "$name" "" "$out/gcc/sigdump"; then
-    n=0
-    for f in "$tmp/$name"/p.*.hpf.*; do [ -f "$f" ] && n=$((n + 1)); done
+    n=$(dumps_in "$tmp/$name")
     if [ "$n" -ge 2 ]; then
         check "$name" sigdump "$(ls "$tmp/$name"/p.*.hpf | head -1)"
     else
@@ -163,8 +169,7 @@ fi
 # Periodic dumps: a program that runs ~450 ms with dump_interval_ms=100 leaves several.
 name=interval
 if run "$name" "dump_interval_ms=100" sh -c 'sleep 0.45'; then
-    n=0
-    for f in "$tmp/$name"/p.*.hpf.*; do [ -f "$f" ] && n=$((n + 1)); done
+    n=$(dumps_in "$tmp/$name")
     if [ "$n" -ge 2 ]; then
         check "$name-dump" interval "$(ls "$tmp/$name"/p.*.hpf.1 | head -1)"
     else
