@@ -675,14 +675,22 @@ void hp_dump_at__exit(void)
 
 /* ---------- triggers ---------- */
 
+int hp_dump_request(int reason)
+{
+    if (hp_tls.depth) {
+        /* A signal handler that interrupted the shim on this thread, which may hold the
+         * shim's locks: the interrupted call writes the profile on its way out. */
+        hp_dump_pending = reason;
+        return 0;
+    }
+    return hp_dump(reason);
+}
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
     (void)sig, (void)si, (void)uc;
     int saved = errno;
-    if (hp_tls.depth)
-        hp_dump_pending = HPF_DUMP_SIGNAL; /* written by the interrupted call on its way out */
-    else
-        hp_dump(HPF_DUMP_SIGNAL);
+    hp_dump_request(HPF_DUMP_SIGNAL);
     errno = saved;
 }
 

@@ -102,6 +102,9 @@ int hp_is_exec_mapping(uintptr_t pc);  /* in the executable mappings of /proc/se
 void hp_dump_init(void);      /* output path, signal handler, interval thread */
 void hp_dump_late_init(void);
 int hp_dump(int reason);      /* 0 on success */
+/* hp_dump, or, when this thread is inside the shim (a signal handler interrupted it), left for
+ * the interrupted call to write on its way out (returns 0 then). */
+int hp_dump_request(int reason);
 void hp_dump_at_exit(void);
 void hp_dump_at__exit(void); /* _exit, _Exit: the exit profile, unless in a vfork child */
 void hp_dump_fork_child(void);
