@@ -46,6 +46,12 @@ static void fill(void *handle, const char *prefix, const void *base)
     LOOK_PLAIN(malloc_trim, "malloc_trim");
     LOOK_PLAIN(malloc_stats, "malloc_stats");
     LOOK_PLAIN(malloc_info, "malloc_info");
+    if (!*prefix) {
+        LOOK_PLAIN(mallocx, "mallocx");
+        LOOK_PLAIN(rallocx, "rallocx");
+        LOOK_PLAIN(xallocx, "xallocx");
+        LOOK_PLAIN(dallocx, "dallocx");
+    }
 #undef LOOK_PLAIN
 }
 

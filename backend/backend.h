@@ -22,6 +22,12 @@ struct hp_backend {
     int (*malloc_trim)(size_t);
     void (*malloc_stats)(void);
     int (*malloc_info)(int, FILE *);
+    /* jemalloc's extended API, for its flags (arenas, thread caches) and for blocks the shim
+     * did not make. */
+    void *(*mallocx)(size_t, int);
+    void *(*rallocx)(void *, size_t, int);
+    size_t (*xallocx)(void *, size_t, size_t, int);
+    void (*dallocx)(void *, int);
     /* aligned_alloc rejects alignments that are not powers of two (C11/glibc >= 2.38). */
     int aligned_alloc_strict;
     /* Where malloc came from, for messages. */

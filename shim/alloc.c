@@ -202,7 +202,11 @@ static HP_COLD void *boot_alloc(size_t size, size_t align)
     return p;
 }
 
-void *hp_alloc(size_t size, size_t align, int zero)
+/* The allocation path. xflags: jemalloc mallocx() flags with the alignment and zero bits
+ * cleared (an arena, a thread cache), given to the backend's mallocx; 0 on every other path,
+ * where the compiler drops that code. */
+static inline __attribute__((always_inline)) void *alloc_impl(size_t size, size_t align, int zero,
+                                                              int xflags)
 {
     if (HP_UNLIKELY(!hp_ready()))
         return boot_alloc(size, align);
@@ -224,14 +228,16 @@ void *hp_alloc(size_t size, size_t align, int zero)
     int aligned = align > HP_MIN_ALIGN;
     if (!aligned) {
         size_t need = size + PLAIN_OVERHEAD;
-        if (zero && hp_be.calloc)
+        if (xflags)
+            raw = hp_be.mallocx(need, xflags | (zero ? HP_MALLOCX_ZERO : 0));
+        else if (zero && hp_be.calloc)
             raw = hp_be.calloc(1, need);
         else
             raw = hp_be.malloc(need);
         if (HP_UNLIKELY(!raw))
             return NULL;
         user = plain_user(raw);
-        if (zero && !hp_be.calloc)
+        if (zero && !xflags && !hp_be.calloc)
             memset(user, 0, size);
     } else {
         /* The header needs room below an aligned user pointer: take a block aligned to
@@ -240,7 +246,12 @@ void *hp_alloc(size_t size, size_t align, int zero)
             errno = ENOMEM;
             return NULL;
         }
-        if (hp_be.memalign) {
+        if (xflags) {
+            raw = hp_be.mallocx(size + align, xflags | __builtin_ctzll(align));
+            if (HP_UNLIKELY(!raw))
+                return NULL;
+            user = (char *)raw + align;
+        } else if (hp_be.memalign) {
             raw = hp_be.memalign(align, size + align);
             if (HP_UNLIKELY(!raw))
                 return NULL;
@@ -255,6 +266,15 @@ void *hp_alloc(size_t size, size_t align, int zero)
             memset(user, 0, size);
     }
     return finish(raw, user, size, aligned);
+}
+
+void *hp_alloc(size_t size, size_t align, int zero) { return alloc_impl(size, align, zero, 0); }
+
+void *hp_alloc_x(size_t size, size_t align, int zero, int xflags)
+{
+    if (!hp_be.mallocx || !hp_ready() || hp_passthrough)
+        xflags = 0;
+    return alloc_impl(size, align, zero, xflags);
 }
 
 /* Is the page below page start a (where its header would be) mapped? Asks the kernel. */
@@ -297,7 +317,17 @@ static HP_COLD void bad_free(const char *what, void *p, uint64_t *counter)
         hp_warn("%s %p; passing it to the allocator (reported once)", what, p);
 }
 
-void hp_free(void *p)
+/* Give raw back to the backend: through dallocx when the caller named a thread cache. */
+static inline void be_free(void *raw, int xflags)
+{
+    if (xflags)
+        hp_be.dallocx(raw, xflags);
+    else
+        hp_be.free(raw);
+}
+
+/* The free path; xflags as for alloc_impl (dallocx's thread-cache bits), 0 elsewhere. */
+static inline __attribute__((always_inline)) void free_impl(void *p, int xflags)
 {
     if (!p || hp_boot_owns(p))
         return;
@@ -309,14 +339,14 @@ void hp_free(void *p)
     }
     int saved = errno;
     if (HP_UNLIKELY(hp_passthrough)) {
-        hp_be.free(p);
+        be_free(p, xflags);
         errno = saved;
         return;
     }
     struct hp_header *h = our_header(p);
     if (HP_UNLIKELY(!h)) {
         bad_free("free of a pointer the shim did not allocate:", p, &hp_counters.foreign_frees);
-        hp_be.free(p);
+        be_free(p, xflags);
         errno = saved;
         return;
     }
@@ -324,7 +354,7 @@ void hp_free(void *p)
     if (HP_UNLIKELY(!__atomic_compare_exchange_n(&h->state, &st, HP_STATE_FREED, 0,
                                                  __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))) {
         bad_free("double free of", p, &hp_counters.double_frees);
-        hp_be.free(hp_hdr_raw(p, h)); /* let the allocator's own checks speak */
+        be_free(hp_hdr_raw(p, h), xflags); /* let the allocator's own checks speak */
         errno = saved;
         return;
     }
@@ -332,8 +362,17 @@ void hp_free(void *p)
         hp_profile_free(h->context_id, hp_hdr_size(h), h->alloc_ms, hp_hdr_cpu(h));
     if (HP_UNLIKELY(page_start(p)))
         ps_mark((uintptr_t)p, 0); /* before the backend may hand the address out again */
-    hp_be.free(hp_hdr_raw(p, h));
+    be_free(hp_hdr_raw(p, h), xflags);
     errno = saved;
+}
+
+void hp_free(void *p) { free_impl(p, 0); }
+
+void hp_free_x(void *p, int xflags)
+{
+    if (!hp_be.dallocx || hp_passthrough)
+        xflags = 0;
+    free_impl(p, xflags);
 }
 
 /* The usable size of our block p with header h. */
@@ -344,6 +383,15 @@ static size_t block_usable(void *p, const struct hp_header *h)
     uintptr_t off = (uintptr_t)h->base_off16 * 16;
     size_t real = hp_be.usable_size(hp_hdr_raw(p, h));
     return real > off ? real - off : 0;
+}
+
+int hp_owns(void *p)
+{
+    if (!p)
+        return 0;
+    if (hp_boot_owns(p))
+        return 1;
+    return hp_ready() && !hp_passthrough && our_header(p) != NULL;
 }
 
 size_t hp_usable_size(void *p)

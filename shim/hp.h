@@ -42,6 +42,13 @@ void *hp_alloc(size_t size, size_t align, int zero);
 void hp_free(void *p);
 void *hp_realloc(void *p, size_t size);
 size_t hp_usable_size(void *p);
+/* jemalloc's extended API (ext.c): allocate or free passing xflags (mallocx flags without the
+ * alignment and zero bits: arena, thread cache) to the backend's mallocx/dallocx when it has
+ * them; hp_owns: is p a block of the shim's (bootstrap blocks included)? */
+#define HP_MALLOCX_ZERO 0x40
+void *hp_alloc_x(size_t size, size_t align, int zero, int xflags);
+void hp_free_x(void *p, int xflags);
+int hp_owns(void *p);
 /* The ms clock and cpu id used in headers and HIBs. */
 uint32_t hp_now_ms(void);
 void hp_clock_init(void);

@@ -2,7 +2,7 @@
 """Check heapprof-report's JSON for the test programs in test/profiling against the numbers
 those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXTRA...]
 KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | sigdump |
-interval | interval_child | forked_exit | vfork_exit | many_threads.
+interval | interval_child | forked_exit | vfork_exit | many_threads | ext_api.
 Prints one line per failed expectation and exits 1 if there was any."""
 import json
 import sys
@@ -125,6 +125,17 @@ def main():
         site(sites, "site_new_aligned", alloc_count=200, total_size=38400, live_count=0)
         site(sites, "site_new_nothrow_leak", alloc_count=50, total_size=2000, live_count=50, live_size=2000)
         check_lines(doc, "sites_cxx.cc")
+    elif kind == "ext_api":
+        sites = by_site(doc)
+        site(sites, "site_mallocx", alloc_count=300, total_size=300000, min_size=1000, max_size=1000,
+             live_count=0)
+        site(sites, "site_arena_leak", alloc_count=40, total_size=20000, live_count=40, live_size=20000)
+        site(sites, "site_rallocx", alloc_count=9, total_size=8176, min_size=16, max_size=4096,
+             live_count=0)
+        site(sites, "site_malloc_dallocx", alloc_count=200, total_size=20000, live_count=0)
+        summ = doc["summary"]
+        expect("foreign or double frees reported", summ["foreign_frees"] == 0 and summ["double_frees"] == 0)
+        check_lines(doc, "ext_api.c")
     elif kind == "evict":
         # rec(depth, n=depth) for depth 1..200, 3 rounds: depth d allocates 3*d blocks of 10 B.
         counts = {}

@@ -2,10 +2,11 @@
 # Profile-accuracy tests: run test programs with known allocation sites under the shim, in
 # several configurations (compilers, unwinders, backends), and check the JSON reports' numbers.
 # Prints "ok NAME" / "FAIL NAME: ..." and a final "N passed, M failed".
+# HEAPPROF_SHIM=path tests another build of the library (as in test/integration/run.sh).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
-shim=$top/build/libheapprof_shim.so
+shim=${HEAPPROF_SHIM:-$top/build/libheapprof_shim.so}
 report=$top/build/heapprof-report-san
 [ -x "$report" ] || report=$top/build/heapprof-report
 out=$top/build/profiling
@@ -103,6 +104,18 @@ for be in glibc jemalloc tcmalloc; do
         check "$name" exit "$(ls "$tmp/$name"/p.*.hpf | head -1)"
     else
         bad "$name" "exit status $?: $(head -c 300 "$tmp/$name.err")"
+    fi
+done
+
+# jemalloc's own API (mallocx, rallocx, sdallocx, dallocx) in a program linked with jemalloc.
+for cc in gcc clang; do
+    name=ext-api-$cc
+    if $cc -O2 -g -o "$out/$cc/ext_api" test/profiling/ext_api.c -ljemalloc; then
+        if run "$name" "" "$out/$cc/ext_api"; then
+            check "$name" ext_api "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+        fi
+    else
+        bad "$name" "cannot build test/profiling/ext_api.c"
     fi
 done
 

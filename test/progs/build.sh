@@ -37,10 +37,12 @@ build_one() {
     base=$(basename "$src"); name=${base%.*}
     out="$OUT/$kind/$name"
     stale "$out" "$src" "$SRC/testutil.h" || return 0
+    # A first line "/* link: LIBS */" names libraries the program is linked with.
+    libs=$(sed -n '1s|^/\* link: \(.*\) \*/$|\1|p' "$src")
     case $src in
     *.cc) $cxx -std=gnu++17 -fsized-deallocation $FLAGS $extra -I"$SRC" -o "$out" "$src" \
-              $LINKFLAGS -ldl || exit 1 ;;
-    *)    $cc -std=gnu11 $FLAGS $extra -I"$SRC" -o "$out" "$src" $LINKFLAGS -ldl || exit 1 ;;
+              $LINKFLAGS $libs -ldl || exit 1 ;;
+    *)    $cc -std=gnu11 $FLAGS $extra -I"$SRC" -o "$out" "$src" $LINKFLAGS $libs -ldl || exit 1 ;;
     esac
 }
 

@@ -39,14 +39,14 @@ static inline unsigned char pat_byte(size_t i, unsigned seed)
 
 static inline void pat_fill(void *p, size_t n, unsigned seed)
 {
-    unsigned char *c = p;
+    unsigned char *c = (unsigned char *)p;
     for (size_t i = 0; i < n; i++)
         c[i] = pat_byte(i, seed);
 }
 
 static inline int pat_ok(const void *p, size_t n, unsigned seed)
 {
-    const unsigned char *c = p;
+    const unsigned char *c = (const unsigned char *)p;
     for (size_t i = 0; i < n; i++)
         if (c[i] != pat_byte(i, seed))
             return 0;
