@@ -31,7 +31,7 @@ SHIM_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SHIM_SRCS))
 # Objects for unit tests: the shim's modules built without -fvisibility=hidden and with
 # HP_UNIT_TEST (no constructors), minus the interposed entry points, so a test binary keeps
 # libc's allocator and can drive the internals against fakes.
-ENTRY_SRCS := shim/malloc.c shim/memalign.c shim/new_delete.c shim/ext.c shim/dlopen.c shim/thread.c shim/api.c \
+ENTRY_SRCS := shim/malloc.c shim/memalign.c shim/new_delete.c shim/ext.c shim/signals.c shim/dlopen.c shim/thread.c shim/api.c \
               shim/exit.c
 TEST_OBJS := $(patsubst %.c,$(BUILD)/tobj/%.o,$(filter-out $(ENTRY_SRCS),$(SHIM_SRCS)))
 
@@ -88,13 +88,13 @@ $(BUILD)/heapprof-report-san: $(REPORT_SRCS) $(wildcard report/*.h) shim/hpf_for
 	$(CC) $(REPORT_CFLAGS) $(SAN) -o $@ $(REPORT_SRCS) $(REPORT_LIBS)
 
 # Shim unit tests link the test objects (not the preloaded .so).
-$(BUILD)/unit/%: test/unit/%.c $(TEST_OBJS)
+$(BUILD)/unit/%: test/unit/%.c test/unit/unit_support.h $(TEST_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(OPT) $(WARN) -std=gnu11 -D_GNU_SOURCE -DHP_UNIT_TEST -Ishim -Ibackend -Ibootstrap -I. \
 		$(CHECK_CFLAGS) -o $@ $< $(TEST_OBJS) $(CHECK_LIBS) -ldl -pthread
 
 # Report unit tests, sanitized.
-$(BUILD)/runit/%: report/test/%.c $(REPORT_LIB_SRCS) $(wildcard report/*.h)
+$(BUILD)/runit/%: report/test/%.c $(REPORT_LIB_SRCS) $(wildcard report/*.h) $(wildcard report/test/*.h) shim/hpf_format.h
 	@mkdir -p $(dir $@)
 	$(CC) $(REPORT_CFLAGS) $(SAN) $(CHECK_CFLAGS) -o $@ $< $(REPORT_LIB_SRCS) $(REPORT_LIBS) $(CHECK_LIBS)
 

@@ -34,6 +34,7 @@ static const char *hr_reason_name(uint32_t r)
     case HPF_DUMP_API: return "api";
     case HPF_DUMP_SIGNAL: return "signal";
     case HPF_DUMP_INTERVAL: return "interval";
+    case HPF_DUMP_KILLED: return "killed";
     default: return "unknown";
     }
 }
@@ -96,7 +97,8 @@ static void hr_json_summary(FILE *out, const struct hpf_summary *s)
     hr_json_u64(out, in, "bootstrap_bytes", s->bootstrap_bytes, 0);
     hr_json_u64(out, in, "metadata_bytes", s->metadata_bytes, 0);
     hr_json_u64(out, in, "metadata_budget", s->metadata_budget, 0);
-    hr_json_u64(out, in, "truncated_stacks", s->truncated_stacks, 1);
+    hr_json_u64(out, in, "truncated_stacks", s->truncated_stacks, 0);
+    hr_json_u64(out, in, "killed_by", s->killed_by, 1);
     fputs("  },\n", out);
 }
 

@@ -278,12 +278,15 @@ static int hr_parse_record(struct hr_profile *p, uint32_t type, struct hr_cur *c
             hr_err(err, "second SUMMARY record at offset %llu", (unsigned long long)off);
             return -1;
         }
-        const void *fixed = hr_cur_take(c, sizeof p->summary);
+        /* Profiles from before killed_by have the shorter record: the missing tail is 0. */
+        size_t have = c->left < sizeof p->summary ? c->left : sizeof p->summary;
+        const void *fixed = have >= HPF_SUMMARY_MIN_SIZE ? hr_cur_take(c, have) : NULL;
         if (!fixed) {
             hr_err(err, "SUMMARY record at offset %llu too short", (unsigned long long)off);
             return -1;
         }
-        memcpy(&p->summary, fixed, sizeof p->summary);
+        memset(&p->summary, 0, sizeof p->summary);
+        memcpy(&p->summary, fixed, have);
         return 0;
     }
     case HPF_REC_END: {

@@ -14,6 +14,7 @@ static const char *hr_reason_text(uint32_t r)
     case HPF_DUMP_API: return "by heapprof_dump()";
     case HPF_DUMP_SIGNAL: return "on signal";
     case HPF_DUMP_INTERVAL: return "on interval";
+    case HPF_DUMP_KILLED: return "when a signal ended the process";
     default: return "for an unknown reason";
     }
 }
@@ -51,8 +52,13 @@ static void hr_text_header(FILE *out, const struct hr_profile *p)
     }
     fputs("\n  executable   ", out);
     hr_text_string(out, p->executable.ptr, p->executable.len);
-    fprintf(out, "\n  duration     %" PRIu64 " ms, dump #%" PRIu32 " written %s\n", pr->dump_ms,
+    fprintf(out, "\n  duration     %" PRIu64 " ms, dump #%" PRIu32 " written %s", pr->dump_ms,
             pr->dump_seq, hr_reason_text(pr->dump_reason));
+    if (pr->dump_reason == HPF_DUMP_KILLED && p->summary.killed_by) {
+        const char *name = sigabbrev_np((int)p->summary.killed_by);
+        fprintf(out, " (SIG%s)", name ? name : "?");
+    }
+    putc('\n', out);
     fputs("  backend      ", out);
     hr_text_string(out, p->backend.ptr, p->backend.len);
     fprintf(out, ", unwinder %s, stack depth %" PRIu32 "\n\n", hr_unwinder_text(pr->unwinder),

@@ -84,11 +84,11 @@ HP_EXPORT int dlclose(void *handle)
     hp_tls.depth++;
     hp_retire_note(handle);
     unsigned long long before = hp_ready() ? unloads() : 0;
-    hp_tls.depth--;
+    hp_leave();
     int r = real(handle);
     hp_tls.depth++;
     if (hp_ready() && unloads() != before)
         hp_stack_code_unloaded();
-    hp_tls.depth--;
+    hp_leave();
     return r;
 }

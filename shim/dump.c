@@ -30,6 +30,7 @@ static char out_path[1100];     /* expanded for this pid */
 static uint32_t forked_from;
 static uint32_t dump_seq;
 static int exit_dumped;
+static uint32_t killed_by; /* the signal that ended the process (HPF_DUMP_KILLED) */
 
 static hp_lock_t dump_lock = HP_LOCK_INIT;
 static hp_lock_t spool_lock = HP_LOCK_INIT;
@@ -547,6 +548,7 @@ static void write_summary(struct writer *w)
     s.metadata_bytes = hp_meta_used();
     s.metadata_budget = hp_meta_budget();
     s.truncated_stacks = hp_counters.truncated_stacks;
+    s.killed_by = killed_by;
     w_record(w, HPF_REC_SUMMARY, 0, sizeof s);
     w_bytes(w, &s, sizeof s);
 }
@@ -559,7 +561,9 @@ int hp_dump(int reason)
      * interrupting this thread then never waits for a lock this thread holds. Another dump
      * being written is as fresh as an on-demand one would be; the exit profile waits for it. */
     hp_tls.depth++;
-    if (reason == HPF_DUMP_EXIT) {
+    /* The final profile of the process continues the spool file; the others are numbered. */
+    int final = reason == HPF_DUMP_EXIT || reason == HPF_DUMP_KILLED;
+    if (final) {
         hp_lock(&dump_lock);
     } else if (!hp_trylock(&dump_lock)) {
         hp_tls.depth--;
@@ -576,7 +580,7 @@ int hp_dump(int reason)
     int rc = 0;
     static char used[1200];
     hp_lock(&spool_lock);
-    if (reason == HPF_DUMP_EXIT) {
+    if (final) {
         /* The exit profile continues the spool file, which already holds evicted HIBs. */
         if (spool_open() != 0) {
             hp_unlock(&spool_lock);
@@ -638,12 +642,15 @@ int hp_dump(int reason)
     } else {
         hp_info("profile written to %s", used);
     }
-    if (reason != HPF_DUMP_EXIT)
+    if (!final)
         syscall(SYS_close, w->fd);
     else
         syscall(SYS_fsync, w->fd);
     hp_tls.depth--;
     hp_unlock(&dump_lock);
+    /* A signal that arrived during the dump may have left another one (or a kill) to do. */
+    if (!hp_tls.depth && HP_UNLIKELY(hp_dump_pending))
+        hp_dump_run_pending();
     return rc;
 }
 
@@ -679,11 +686,26 @@ int hp_dump_request(int reason)
 {
     if (hp_tls.depth) {
         /* A signal handler that interrupted the shim on this thread, which may hold the
-         * shim's locks: the interrupted call writes the profile on its way out. */
-        hp_dump_pending = reason;
+         * shim's locks: the interrupted call writes the profile on its way out. A pending
+         * kill stays: its profile is as fresh and the process must still end. */
+        if (hp_dump_pending != HPF_DUMP_KILLED)
+            hp_dump_pending = reason;
         return 0;
     }
     return hp_dump(reason);
+}
+
+volatile int hp_kill_pending;
+
+void hp_dump_killed(int sig)
+{
+    /* A vfork child shares its parent's memory: it neither writes the parent's profile nor
+     * marks it written. */
+    if ((int)syscall(SYS_getpid) == dump_pid && hp_profiling && !exit_dumped) {
+        killed_by = (uint32_t)sig;
+        hp_dump(HPF_DUMP_KILLED);
+    }
+    hp_die_by(sig);
 }
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
@@ -699,7 +721,10 @@ HP_COLD void hp_dump_run_pending(void)
     int reason = hp_dump_pending;
     if (reason && !hp_tls.depth) {
         hp_dump_pending = 0;
-        hp_dump(reason);
+        if (reason == HPF_DUMP_KILLED)
+            hp_dump_killed(hp_kill_pending);
+        else
+            hp_dump(reason);
     }
 }
 
@@ -774,6 +799,8 @@ void hp_dump_late_init(void)
         if (sigaction((int)hp_opt.dump_signal, &sa, NULL) != 0)
             hp_error("dump_signal=%d: cannot install the handler", (int)hp_opt.dump_signal);
     }
+    if (hp_opt.dump_on_kill && out_template[0])
+        hp_signals_init();
     start_interval_thread();
 }
 
@@ -809,6 +836,9 @@ void hp_dump_fork_child(void)
     spool_records = 0;
     dump_seq = 0;
     exit_dumped = 0;
+    /* A dump or kill left pending in the parent is the parent's. */
+    hp_dump_pending = 0;
+    hp_kill_pending = 0;
     dump_pid = (int)syscall(SYS_getpid);
     if (out_template[0])
         expand_path();

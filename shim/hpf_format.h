@@ -3,6 +3,7 @@
 #ifndef HPF_FORMAT_H
 #define HPF_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Everything is little-endian, every record starts 8-byte aligned. */
@@ -44,6 +45,7 @@ enum hpf_dump_reason {
     HPF_DUMP_API = 2,      /* heapprof_dump() */
     HPF_DUMP_SIGNAL = 3,   /* dump_signal= */
     HPF_DUMP_INTERVAL = 4, /* dump_interval_ms= */
+    HPF_DUMP_KILLED = 5,   /* a signal ended the process (hpf_summary.killed_by says which) */
 };
 
 enum hpf_unwinder { HPF_UNWIND_FP = 1, HPF_UNWIND_LIBUNWIND = 2, HPF_UNWIND_CFI = 3 };
@@ -160,7 +162,14 @@ struct hpf_summary {
     uint64_t metadata_bytes;    /* metadata arena in use */
     uint64_t metadata_budget;
     uint64_t truncated_stacks;  /* stacks cut at stack_depth */
+    /* Added later (readers zero what a shorter record lacks): */
+    uint32_t killed_by;         /* HPF_DUMP_KILLED: the signal's number, else 0 */
+    uint32_t reserved;
 };
+/* SUMMARY records of profiles written before killed_by existed are this long. */
+#define HPF_SUMMARY_MIN_SIZE 144u
+_Static_assert(offsetof(struct hpf_summary, killed_by) == HPF_SUMMARY_MIN_SIZE,
+               "killed_by follows the fields of the first SUMMARY layout");
 
 struct hpf_end {
     uint64_t records; /* number of records before this one */

@@ -69,7 +69,7 @@ static void fork_parent(void)
     if (hp_profiling)
         hp_profile_fork_parent();
     hp_dump_fork_parent();
-    hp_tls.depth--;
+    hp_leave();
 }
 
 static void fork_child(void)
@@ -149,7 +149,7 @@ __attribute__((constructor(101))) static void hp_constructor(void)
     hp_tls.depth++;
     hp_stack_late_init();
     hp_dump_late_init();
-    hp_tls.depth--;
+    hp_leave();
 }
 
 /* The preloaded library is finalised after the program and the libraries it loaded, so frees

@@ -626,7 +626,7 @@ static void thread_exit(void *arg)
     t->next_free = free_threads;
     free_threads = t;
     hp_unlock(&registry_lock);
-    hp_tls.depth--;
+    hp_leave();
 }
 
 static struct hp_thread *thread_new(void);
@@ -708,7 +708,7 @@ void hp_note_threads(void)
     copy_stale_contexts(0);
     hp_unlock(&peak_lock);
     __atomic_store_n(&multi, 1, __ATOMIC_SEQ_CST);
-    hp_tls.depth--;
+    hp_leave();
 }
 
 /* ---------- events ---------- */

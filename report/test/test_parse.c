@@ -83,6 +83,47 @@ START_TEST(any_order_and_unknown_records)
 }
 END_TEST
 
+/* A SUMMARY of the length profiles had before killed_by was added parses (killed_by 0); a
+ * longer one from the future too; one shorter than the old length does not. */
+static void summary_of(struct ht_buf *b, size_t len, uint32_t killed_by)
+{
+    ht_file_header(b);
+    struct hpf_process pr = {.pid = 1, .dump_reason = HPF_DUMP_KILLED};
+    ht_process(b, &pr, "", "", NULL);
+    uint8_t raw[sizeof(struct hpf_summary) + 16] = {0};
+    struct hpf_summary s = {.total_allocs = 5, .truncated_stacks = 9, .killed_by = killed_by};
+    memcpy(raw, &s, sizeof s);
+    ht_record(b, HPF_REC_SUMMARY, raw, len);
+    ht_end(b);
+}
+
+START_TEST(summary_lengths)
+{
+    struct hr_profile p;
+    char err[HR_ERR_MAX];
+    struct ht_buf b = {0};
+    summary_of(&b, HPF_SUMMARY_MIN_SIZE, 15);
+    ck_assert_msg(parse(&b, &p, err) == 0, "%s", err);
+    ck_assert_uint_eq(p.summary.truncated_stacks, 9);
+    ck_assert_uint_eq(p.summary.killed_by, 0); /* cut off: not in an old profile */
+    hr_profile_free(&p);
+    free(b.data);
+
+    memset(&b, 0, sizeof b);
+    summary_of(&b, sizeof(struct hpf_summary) + 16, 15);
+    ck_assert_msg(parse(&b, &p, err) == 0, "%s", err);
+    ck_assert_uint_eq(p.summary.killed_by, 15);
+    ck_assert_uint_eq(p.summary.total_allocs, 5);
+    hr_profile_free(&p);
+    free(b.data);
+
+    memset(&b, 0, sizeof b);
+    summary_of(&b, HPF_SUMMARY_MIN_SIZE - 8, 15);
+    expect_error(&b, "SUMMARY record at offset");
+    free(b.data);
+}
+END_TEST
+
 START_TEST(many_contexts_index)
 {
     /* Enough contexts to make the index grow several times; ids spread over the range. */
@@ -301,6 +342,7 @@ int main(void)
     tcase_add_test(tc, sample_parses);
     tcase_add_test(tc, any_order_and_unknown_records);
     tcase_add_test(tc, many_contexts_index);
+    tcase_add_test(tc, summary_lengths);
     tcase_add_test(tc, rejects_bad_header);
     tcase_add_test(tc, rejects_truncation);
     tcase_add_test(tc, rejects_end_problems);

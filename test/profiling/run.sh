@@ -107,6 +107,31 @@ for be in glibc jemalloc tcmalloc; do
     fi
 done
 
+# Ended by a signal (busy in the allocator when it comes, often): the profile is written, and
+# the process still dies of that signal.
+gcc -O1 -g -o "$out/gcc/killed" test/profiling/killed.c
+for sig in TERM INT HUP TERM INT HUP; do
+    name=killed-$sig
+    rm -rf "$tmp/$name"
+    mkdir -p "$tmp/$name"
+    HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf" LD_PRELOAD="$shim" "$out/gcc/killed" $sig >"$tmp/$name.out" 2>"$tmp/$name.err" &
+    pid=$!
+    for i in $(seq 100); do
+        grep -q ready "$tmp/$name.out" 2>/dev/null && break
+        sleep 0.05
+    done
+    sleep 0.05
+    kill -$sig $pid
+    wait $pid
+    st=$?
+    case $sig in TERM) num=15 ;; INT) num=2 ;; HUP) num=1 ;; esac
+    if [ $st -ne $((128 + num)) ]; then
+        bad "$name" "exit status $st, expected $((128 + num)) (killed by SIG$sig): $(head -c 300 "$tmp/$name.err")"
+    else
+        check "$name" killed "$(ls "$tmp/$name"/p.*.hpf | head -1)" $num
+    fi
+done
+
 # jemalloc's own API (mallocx, rallocx, sdallocx, dallocx) in a program linked with jemalloc.
 for cc in gcc clang; do
     name=ext-api-$cc

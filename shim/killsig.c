@@ -1,0 +1,117 @@
+/* Profiles of processes that a signal ends. A server stopped with Ctrl-C or `kill` runs no
+ * destructors, so the exit profile would never be written. For each signal whose default
+ * action ends the process quietly (HUP INT QUIT PIPE ALRM TERM USR1 USR2 XCPU XFSZ VTALRM) and
+ * that the program leaves at SIG_DFL, the shim installs its own handler: it writes the final
+ * profile, puts SIG_DFL back and sends the signal again, so the process ends exactly as it
+ * would have (same signal, core dump for QUIT).
+ *
+ * The program must not notice: the signal functions are interposed so that a query answers
+ * SIG_DFL (with the flags and mask the program set), a program's own handler or SIG_IGN
+ * replaces the shim's, and setting SIG_DFL again brings the shim's back. Signals ignored or
+ * handled when the shim starts (nohup's SIGHUP) are left alone, and exec resets handlers as
+ * always. Code that calls glibc's __sigaction or the system call directly goes around this;
+ * it then sees the shim's handler. */
+#include "hp.h"
+#include "hpf_format.h"
+#include "options.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* glibc's exported alias of sigaction, which the shim does not interpose: the real one. */
+extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+
+static const int kill_sigs[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGPIPE, SIGALRM,  SIGTERM,
+                                SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM};
+
+static int enabled;          /* hp_signals_init ran with dump_on_kill */
+static uint64_t candidates;  /* bit per signal the shim may take over */
+static uint64_t managed;     /* bit per signal whose handler is the shim's right now */
+static struct sigaction shown[65]; /* what the program believes is installed (SIG_DFL) */
+
+int hp_sig_candidate(int sig) { return enabled && sig > 0 && sig < 64 && ((candidates >> sig) & 1); }
+static int is_managed(int sig) { return (__atomic_load_n(&managed, __ATOMIC_ACQUIRE) >> sig) & 1; }
+
+static void on_kill(int sig, siginfo_t *si, void *uc)
+{
+    (void)si, (void)uc;
+    int saved = errno;
+    if (hp_tls.depth) {
+        /* This thread was inside the shim and may hold its locks: the interrupted call
+         * writes the profile and ends the process on its way out (hp_leave). */
+        hp_kill_pending = sig;
+        hp_dump_pending = HPF_DUMP_KILLED;
+        errno = saved;
+        return;
+    }
+    hp_dump_killed(sig); /* the signal, sent again, is blocked until this handler returns */
+    errno = saved;
+}
+
+void hp_die_by(int sig)
+{
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    __atomic_fetch_and(&managed, ~((uint64_t)1 << sig), __ATOMIC_ACQ_REL);
+    __sigaction(sig, &dfl, NULL);
+    /* To the process, not this thread: when a thread other than the one the signal was
+     * delivered to runs a pending kill, it may have the signal blocked. */
+    syscall(SYS_kill, syscall(SYS_getpid), sig);
+}
+
+/* Put the shim's handler in place of SIG_DFL, remembering the flags and mask the program set
+ * with it (cur). */
+static void take_over(int sig, const struct sigaction *cur)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_kill;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigfillset(&sa.sa_mask);
+    shown[sig] = *cur;
+    if (__sigaction(sig, &sa, NULL) == 0)
+        __atomic_fetch_or(&managed, (uint64_t)1 << sig, __ATOMIC_ACQ_REL);
+}
+
+/* After the program changed sig's disposition through a real signal function: take over a
+ * SIG_DFL, forget the signal otherwise. */
+int hp_sig_is_ours(void (*h)(int)) { return h == (void (*)(int))(void *)on_kill; }
+
+void hp_sig_settle(int sig)
+{
+    struct sigaction cur;
+    if (__sigaction(sig, NULL, &cur) != 0 || hp_sig_is_ours(cur.sa_handler))
+        return; /* still the shim's (sigset's SIG_HOLD only blocks the signal) */
+    if (cur.sa_handler == SIG_DFL)
+        take_over(sig, &cur);
+    else
+        __atomic_fetch_and(&managed, ~((uint64_t)1 << sig), __ATOMIC_ACQ_REL);
+}
+
+void hp_signals_init(void)
+{
+    for (unsigned i = 0; i < sizeof kill_sigs / sizeof kill_sigs[0]; i++)
+        if (kill_sigs[i] != (int)hp_opt.dump_signal)
+            candidates |= (uint64_t)1 << kill_sigs[i];
+    hp_signals_resolve();
+    enabled = 1;
+    for (unsigned i = 0; i < sizeof kill_sigs / sizeof kill_sigs[0]; i++) {
+        int sig = kill_sigs[i];
+        struct sigaction cur;
+        if (hp_sig_candidate(sig) && __sigaction(sig, NULL, &cur) == 0 && cur.sa_handler == SIG_DFL)
+            take_over(sig, &cur);
+    }
+}
+
+int hp_sig_shown(int sig, struct sigaction *out)
+{
+    if (!hp_sig_candidate(sig) || !is_managed(sig))
+        return 0;
+    if (out)
+        *out = shown[sig];
+    return 1;
+}
