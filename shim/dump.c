@@ -697,7 +697,7 @@ int hp_dump_request(int reason)
 
 volatile int hp_kill_pending;
 
-void hp_dump_killed(int sig)
+void hp_dump_killed(int sig, int resend)
 {
     /* A vfork child shares its parent's memory: it neither writes the parent's profile nor
      * marks it written. */
@@ -705,7 +705,7 @@ void hp_dump_killed(int sig)
         killed_by = (uint32_t)sig;
         hp_dump(HPF_DUMP_KILLED);
     }
-    hp_die_by(sig);
+    hp_die_by(sig, resend);
 }
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
@@ -722,7 +722,7 @@ HP_COLD void hp_dump_run_pending(void)
     if (reason && !hp_tls.depth) {
         hp_dump_pending = 0;
         if (reason == HPF_DUMP_KILLED)
-            hp_dump_killed(hp_kill_pending);
+            hp_dump_killed(hp_kill_pending, 1);
         else
             hp_dump(reason);
     }

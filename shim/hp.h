@@ -123,7 +123,7 @@ extern volatile int hp_dump_pending;
 void hp_dump_run_pending(void); /* a dump signal arrived while inside the shim */
 /* A signal is ending the process: write the final profile (once, in the process the dump state
  * belongs to), then let the signal's default action end it (hp_die_by). */
-void hp_dump_killed(int sig);
+void hp_dump_killed(int sig, int resend);
 extern volatile int hp_kill_pending; /* the signal of a pending HPF_DUMP_KILLED */
 /* Leaving the shim: a signal that arrived meanwhile may have left a dump, or a kill, to do. */
 static inline void hp_leave(void)
@@ -135,7 +135,9 @@ static inline void hp_leave(void)
 /* ---- signals that end the process (killsig.c; signals.c interposes the signal functions) ---- */
 struct sigaction;
 void hp_signals_init(void);  /* take over the kill signals left at SIG_DFL (dump_on_kill) */
-void hp_die_by(int sig);     /* the default action of sig, now */
+/* Put SIG_DFL back for sig and, if resend, send it to the process: its default action then
+ * happens as soon as it is not blocked (a fault re-runs its instruction: no resend). */
+void hp_die_by(int sig, int resend);
 int hp_sig_candidate(int sig);            /* a signal the shim may take over */
 int hp_sig_is_ours(void (*h)(int));       /* the shim's handler */
 int hp_sig_shown(int sig, struct sigaction *out); /* taken over: what the program set (SIG_DFL) */

@@ -144,6 +144,7 @@ int hp_init_slow(void)
 __attribute__((constructor(101))) static void hp_constructor(void)
 {
     hp_ready();
+    hp_signals_resolve(); /* the interposed signal functions never look glibc's up later */
     if (hp_passthrough || !hp_profiling)
         return;
     hp_tls.depth++;

@@ -1,9 +1,11 @@
 /* Profiles of processes that a signal ends. A server stopped with Ctrl-C or `kill` runs no
- * destructors, so the exit profile would never be written. For each signal whose default
- * action ends the process quietly (HUP INT QUIT PIPE ALRM TERM USR1 USR2 XCPU XFSZ VTALRM) and
- * that the program leaves at SIG_DFL, the shim installs its own handler: it writes the final
- * profile, puts SIG_DFL back and sends the signal again, so the process ends exactly as it
- * would have (same signal, core dump for QUIT).
+ * destructors, so the exit profile would never be written; nor does a program that aborts
+ * (std::bad_alloc ends in abort: the profile matters most then) or crashes. For each signal
+ * whose default action ends the process (HUP INT QUIT PIPE ALRM TERM USR1 USR2 XCPU XFSZ
+ * VTALRM, ABRT, and the faults SEGV BUS ILL FPE) and that the program leaves at SIG_DFL, the
+ * shim installs its own handler: it writes the final profile, puts SIG_DFL back and sends the
+ * signal again (a fault needs no sending: the instruction faults again), so the process ends
+ * exactly as it would have (same signal, same core dump).
  *
  * The program must not notice: the signal functions are interposed so that a query answers
  * SIG_DFL (with the flags and mask the program set), a program's own handler or SIG_IGN
@@ -24,8 +26,11 @@
 /* glibc's exported alias of sigaction, which the shim does not interpose: the real one. */
 extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 
-static const int kill_sigs[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGPIPE, SIGALRM,  SIGTERM,
-                                SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM};
+static const int kill_sigs[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGPIPE,   SIGALRM, SIGTERM, SIGUSR1,
+                                SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGABRT, SIGSEGV, SIGBUS,
+                                SIGILL,  SIGFPE};
+
+volatile int hp_crashing;
 
 static int enabled;          /* hp_signals_init ran with dump_on_kill */
 static uint64_t candidates;  /* bit per signal the shim may take over */
@@ -37,21 +42,32 @@ static int is_managed(int sig) { return (__atomic_load_n(&managed, __ATOMIC_ACQU
 
 static void on_kill(int sig, siginfo_t *si, void *uc)
 {
-    (void)si, (void)uc;
+    (void)uc;
     int saved = errno;
+    /* A fault the processor raised (not one sent with kill): returning re-runs the faulting
+     * instruction, which faults again. */
+    int fault = (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE) && si &&
+                si->si_code > 0;
+    if (fault || sig == SIGABRT)
+        hp_crashing = 1; /* memory may be damaged: no lock wait may hang the crash */
     if (hp_tls.depth) {
-        /* This thread was inside the shim and may hold its locks: the interrupted call
-         * writes the profile and ends the process on its way out (hp_leave). */
-        hp_kill_pending = sig;
-        hp_dump_pending = HPF_DUMP_KILLED;
+        if (fault) {
+            /* A fault inside the shim: no profile, just the default action. */
+            hp_die_by(sig, 0);
+        } else {
+            /* This thread was inside the shim and may hold its locks: the interrupted call
+             * writes the profile and ends the process on its way out (hp_leave). */
+            hp_kill_pending = sig;
+            hp_dump_pending = HPF_DUMP_KILLED;
+        }
         errno = saved;
         return;
     }
-    hp_dump_killed(sig); /* the signal, sent again, is blocked until this handler returns */
+    hp_dump_killed(sig, !fault); /* a signal sent again is blocked until this handler returns */
     errno = saved;
 }
 
-void hp_die_by(int sig)
+void hp_die_by(int sig, int resend)
 {
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
@@ -60,7 +76,8 @@ void hp_die_by(int sig)
     __sigaction(sig, &dfl, NULL);
     /* To the process, not this thread: when a thread other than the one the signal was
      * delivered to runs a pending kill, it may have the signal blocked. */
-    syscall(SYS_kill, syscall(SYS_getpid), sig);
+    if (resend)
+        syscall(SYS_kill, syscall(SYS_getpid), sig);
 }
 
 /* Put the shim's handler in place of SIG_DFL, remembering the flags and mask the program set
@@ -97,7 +114,6 @@ void hp_signals_init(void)
     for (unsigned i = 0; i < sizeof kill_sigs / sizeof kill_sigs[0]; i++)
         if (kill_sigs[i] != (int)hp_opt.dump_signal)
             candidates |= (uint64_t)1 << kill_sigs[i];
-    hp_signals_resolve();
     enabled = 1;
     for (unsigned i = 0; i < sizeof kill_sigs / sizeof kill_sigs[0]; i++) {
         int sig = kill_sigs[i];

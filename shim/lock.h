@@ -26,14 +26,24 @@ static inline int hp_trylock(hp_lock_t *l)
            __atomic_exchange_n(&l->v, 1, __ATOMIC_ACQUIRE) == 0;
 }
 
+/* Set when the process is crashing (a fault or abort): its memory, the shim's locks included,
+ * may be damaged, and a lock that stays taken for about a second is then taken anyway, so
+ * the profile written on the way down can never turn the crash into a hang. */
+extern volatile int hp_crashing;
+
 static inline void hp_lock(hp_lock_t *l)
 {
     unsigned spins = 0;
     while (!hp_trylock(l)) {
-        if (++spins < 64)
+        if (++spins < 64) {
             hp_cpu_relax();
-        else
+        } else {
             sched_yield();
+            if (__builtin_expect(hp_crashing, 0) && spins > 200000) {
+                __atomic_store_n(&l->v, 1, __ATOMIC_SEQ_CST);
+                return;
+            }
+        }
     }
 }
 

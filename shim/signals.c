@@ -22,8 +22,8 @@ static void *next_fn(void **slot, const char *name)
     return f;
 }
 
-/* Called when the shim takes signals over, so a signal handler that calls these functions
- * later never runs dlsym. */
+/* Called from the shim's constructor, so a signal handler that calls these functions later
+ * never runs dlsym (not async-signal-safe). */
 void hp_signals_resolve(void)
 {
     next_fn(&real_signal, "signal");

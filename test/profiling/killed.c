@@ -1,13 +1,15 @@
 /* A process that a signal ends still leaves its profile: known sites, then a busy loop of
  * allocations (so the signal often lands while the thread is inside the shim) until the test
  * kills it. argv[1] names the signal it will get, which it sets to SIG_DFL first (a shell's
- * background job starts with SIGINT ignored). */
+ * background job starts with SIGINT ignored); ABRT and SEGV make it end itself after the
+ * sites instead, by abort() and by a write through a null pointer. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 void *volatile sink;
+int *volatile null_ptr;
 static void *leaks[500];
 
 __attribute__((noinline)) void site_short(void)
@@ -35,11 +37,16 @@ __attribute__((noinline)) void site_loop(void)
 
 int main(int argc, char **argv)
 {
-    int sig = argc > 1 && !strcmp(argv[1], "INT") ? SIGINT : argc > 1 && !strcmp(argv[1], "HUP") ? SIGHUP : SIGTERM;
+    const char *how = argc > 1 ? argv[1] : "TERM";
+    int sig = !strcmp(how, "INT") ? SIGINT : !strcmp(how, "HUP") ? SIGHUP : SIGTERM;
     signal(sig, SIG_DFL);
     site_short();
     site_leak();
     sink = leaks;
+    if (!strcmp(how, "ABRT"))
+        abort();
+    if (!strcmp(how, "SEGV"))
+        *null_ptr = 1;
     puts("ready");
     fflush(stdout);
     site_loop();

@@ -132,6 +132,22 @@ for sig in TERM INT HUP TERM INT HUP; do
     fi
 done
 
+# Crashes: abort() (where an uncaught std::bad_alloc ends) and a fault still leave the profile,
+# and still end the process by that signal.
+for sig in ABRT SEGV; do
+    name=killed-$sig
+    rm -rf "$tmp/$name"
+    mkdir -p "$tmp/$name"
+    (ulimit -c 0; HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf" LD_PRELOAD="$shim" exec "$out/gcc/killed" $sig) >"$tmp/$name.out" 2>"$tmp/$name.err"
+    st=$?
+    case $sig in ABRT) num=6 ;; SEGV) num=11 ;; esac
+    if [ $st -ne $((128 + num)) ]; then
+        bad "$name" "exit status $st, expected $((128 + num)) (SIG$sig): $(head -c 300 "$tmp/$name.err")"
+    else
+        check "$name" killed_early "$(ls "$tmp/$name"/p.*.hpf | head -1)" $num
+    fi
+done
+
 # jemalloc's own API (mallocx, rallocx, sdallocx, dallocx) in a program linked with jemalloc.
 for cc in gcc clang; do
     name=ext-api-$cc

@@ -10,8 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const int sigs[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGPIPE, SIGALRM,  SIGTERM,
-                           SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM};
+static const int sigs[] = {SIGHUP,  SIGINT,  SIGQUIT,   SIGPIPE, SIGALRM, SIGTERM,
+                           SIGUSR1, SIGUSR2, SIGXCPU,   SIGXFSZ, SIGVTALRM, SIGABRT,
+                           SIGSEGV, SIGBUS,  SIGILL,    SIGFPE};
 #define NSIGS (int)(sizeof sigs / sizeof sigs[0])
 
 /* Not declared by glibc's headers any more, still exported (and interposed by the shim). */
@@ -77,6 +78,9 @@ static void waited(int sig)
     CHECK(sigwait(&set, &got) == 0 && got == sig, "sigwait");
     _exit(7);
 }
+static int *volatile null_ptr;
+static void aborts(int sig) { (void)sig; abort(); }
+static void faults(int sig) { (void)sig; *null_ptr = 1; }
 static void broken_pipe(int sig)
 {
     (void)sig;
@@ -162,5 +166,7 @@ int main(void)
     child("ignored", ignored, SIGTERM);
     child("sigwait", waited, SIGTERM);
     child("pipe", broken_pipe, SIGPIPE);
+    child("abort", aborts, SIGABRT);
+    child("fault", faults, SIGSEGV);
     return 0;
 }

@@ -49,10 +49,13 @@ START_TEST(test_takes_default_signals_only)
     ck_assert_ptr_eq((void *)kernel_handler(SIGHUP), (void *)SIG_IGN);
     ck_assert(!hp_sig_shown(SIGUSR1, NULL));       /* the program's handler: left alone */
     ck_assert_ptr_eq((void *)kernel_handler(SIGUSR1), (void *)on_usr);
-    /* Signals whose default is not to end the process quietly are never candidates. */
-    ck_assert(!hp_sig_candidate(SIGSEGV));
+    /* Signals whose default does not end the process, or that cannot be caught, never are. */
+    ck_assert(hp_sig_candidate(SIGSEGV) && hp_sig_candidate(SIGABRT));
     ck_assert(!hp_sig_candidate(SIGCHLD));
-    ck_assert(!hp_sig_candidate(SIGABRT));
+    ck_assert(!hp_sig_candidate(SIGWINCH));
+    ck_assert(!hp_sig_candidate(SIGKILL));
+    ck_assert(!hp_sig_candidate(SIGSTOP));
+    ck_assert(!hp_sig_candidate(SIGTRAP));
     ck_assert(!hp_sig_candidate(0));
     ck_assert(!hp_sig_candidate(64));
 }
@@ -116,6 +119,44 @@ START_TEST(test_taken_signal_still_kills)
 }
 END_TEST
 
+/* Crashes: a fault the processor raised faults again after the handler (no loop, same signal),
+ * abort() still aborts, and a fault sent with kill() is sent again. */
+static volatile int *volatile null_ptr;
+static volatile int zero;
+
+static void crash(int how)
+{
+    set_disp(SIGSEGV, SIG_DFL, 0);
+    set_disp(SIGFPE, SIG_DFL, 0);
+    set_disp(SIGABRT, SIG_DFL, 0);
+    hp_opt.dump_signal = 0;
+    hp_signals_init();
+    if (!hp_sig_is_ours(kernel_handler(SIGSEGV)))
+        _exit(2);
+    switch (how) {
+    case 0: *null_ptr = 1; break;
+    case 1: zero = 7919 / zero; break;
+    case 2: abort();
+    default: kill(getpid(), SIGSEGV); pause(); break;
+    }
+    _exit(3);
+}
+
+START_TEST(test_crashes_end_as_crashes)
+{
+    int want[] = {SIGSEGV, SIGFPE, SIGABRT, SIGSEGV};
+    for (int how = 0; how < 4; how++) {
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0)
+            crash(how);
+        int st;
+        ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+        ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == want[how], "case %d: status %#x", how, st);
+    }
+}
+END_TEST
+
 START_TEST(test_die_by_restores_default)
 {
     pid_t pid = fork();
@@ -128,7 +169,7 @@ START_TEST(test_die_by_restores_default)
         sigemptyset(&set);
         sigaddset(&set, SIGHUP);
         sigprocmask(SIG_BLOCK, &set, NULL);
-        hp_die_by(SIGHUP); /* pending while blocked */
+        hp_die_by(SIGHUP, 1); /* pending while blocked */
         if (kernel_handler(SIGHUP) != SIG_DFL || hp_sig_shown(SIGHUP, NULL))
             _exit(2);
         sigprocmask(SIG_UNBLOCK, &set, NULL);
@@ -149,6 +190,7 @@ int main(void)
     tcase_add_test(tc, test_settle_gives_back_and_takes_again);
     tcase_add_test(tc, test_taken_signal_still_kills);
     tcase_add_test(tc, test_die_by_restores_default);
+    tcase_add_test(tc, test_crashes_end_as_crashes);
     suite_add_tcase(s, tc);
     return hp_unit_run(s);
 }

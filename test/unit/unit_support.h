@@ -13,8 +13,6 @@
 /* malloc.c is not linked: init.c asks it for the shim's own malloc. The test binary uses libc's
  * allocator, so there is no such function. */
 __attribute__((weak)) void *hp_self_malloc_addr(void) { return NULL; }
-/* signals.c is not linked either: the signal functions the tests call are glibc's. */
-__attribute__((weak)) void hp_signals_resolve(void) {}
 
 /* Run a suite; exit status 0 only when every test passed. CK_FORK=yes runs each test in its own
  * process, which the tests that set up global shim state rely on. */
