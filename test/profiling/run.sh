@@ -107,6 +107,17 @@ for be in glibc jemalloc tcmalloc; do
     fi
 done
 
+# killed_result NAME SIG STATUS KIND: the run ended by SIG (a name: TERM, ...), and its profile
+# passes check KIND with the signal's number.
+killed_result() {
+    case $2 in HUP) num=1 ;; INT) num=2 ;; ABRT) num=6 ;; SEGV) num=11 ;; TERM) num=15 ;; esac
+    if [ "$3" -ne $((128 + num)) ]; then
+        bad "$1" "exit status $3, expected $((128 + num)) (SIG$2): $(head -c 300 "$tmp/$1.err")"
+    else
+        check "$1" "$4" "$(ls "$tmp/$1"/p.*.hpf | head -1)" $num
+    fi
+}
+
 # Ended by a signal (busy in the allocator when it comes, often): the profile is written, and
 # the process still dies of that signal.
 gcc -O1 -g -o "$out/gcc/killed" test/profiling/killed.c
@@ -123,13 +134,7 @@ for sig in TERM INT HUP TERM INT HUP; do
     sleep 0.05
     kill -$sig $pid
     wait $pid
-    st=$?
-    case $sig in TERM) num=15 ;; INT) num=2 ;; HUP) num=1 ;; esac
-    if [ $st -ne $((128 + num)) ]; then
-        bad "$name" "exit status $st, expected $((128 + num)) (killed by SIG$sig): $(head -c 300 "$tmp/$name.err")"
-    else
-        check "$name" killed "$(ls "$tmp/$name"/p.*.hpf | head -1)" $num
-    fi
+    killed_result "$name" $sig $? killed
 done
 
 # Crashes: abort() (where an uncaught std::bad_alloc ends) and a fault still leave the profile,
@@ -139,13 +144,7 @@ for sig in ABRT SEGV; do
     rm -rf "$tmp/$name"
     mkdir -p "$tmp/$name"
     (ulimit -c 0; HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf" LD_PRELOAD="$shim" exec "$out/gcc/killed" $sig) >"$tmp/$name.out" 2>"$tmp/$name.err"
-    st=$?
-    case $sig in ABRT) num=6 ;; SEGV) num=11 ;; esac
-    if [ $st -ne $((128 + num)) ]; then
-        bad "$name" "exit status $st, expected $((128 + num)) (SIG$sig): $(head -c 300 "$tmp/$name.err")"
-    else
-        check "$name" killed_early "$(ls "$tmp/$name"/p.*.hpf | head -1)" $num
-    fi
+    killed_result "$name" $sig $? killed_early
 done
 
 # jemalloc's own API (mallocx, rallocx, sdallocx, dallocx) in a program linked with jemalloc.
