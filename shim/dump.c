@@ -565,6 +565,13 @@ int hp_dump(int reason)
     int final = reason == HPF_DUMP_EXIT || reason == HPF_DUMP_KILLED;
     if (final) {
         hp_lock(&dump_lock);
+        if (exit_dumped) {
+            /* Another thread wrote the final profile while this one waited (a kill during
+             * the exit dump, two signals at once): it ends the spool file; nothing may follow. */
+            hp_unlock(&dump_lock);
+            hp_tls.depth--;
+            return 0;
+        }
     } else if (!hp_trylock(&dump_lock)) {
         hp_tls.depth--;
         return -1;
