@@ -678,6 +678,9 @@ void hp_dump_at_exit(void)
 /* The process the dump state belongs to: set at init and in fork's child handler. */
 static int dump_pid;
 
+/* dump_pid is 0 before hp_dump_init: nothing to tell apart yet, everyone is the owner. */
+int hp_dump_owner(void) { return !dump_pid || (int)syscall(SYS_getpid) == dump_pid; }
+
 void hp_dump_at__exit(void)
 {
     /* A vfork child (or a clone that shares memory without fork's handlers) runs on its
@@ -703,6 +706,7 @@ int hp_dump_request(int reason)
 }
 
 volatile int hp_kill_pending;
+volatile int hp_kill_pid;
 
 void hp_dump_killed(int sig, int resend)
 {
@@ -728,10 +732,14 @@ HP_COLD void hp_dump_run_pending(void)
     int reason = hp_dump_pending;
     if (reason && !hp_tls.depth) {
         hp_dump_pending = 0;
-        if (reason == HPF_DUMP_KILLED)
-            hp_dump_killed(hp_kill_pending, 1);
-        else
+        if (reason == HPF_DUMP_KILLED) {
+            /* Only the process the signal came to acts on it: a vfork child that died before
+             * it could leaves it behind in its parent's memory. */
+            if (hp_kill_pid == (int)syscall(SYS_getpid))
+                hp_dump_killed(hp_kill_pending, 1);
+        } else {
             hp_dump(reason);
+        }
     }
 }
 

@@ -124,7 +124,9 @@ void hp_dump_run_pending(void); /* a dump signal arrived while inside the shim *
 /* A signal is ending the process: write the final profile (once, in the process the dump state
  * belongs to), then let the signal's default action end it (hp_die_by). */
 void hp_dump_killed(int sig, int resend);
+int hp_dump_owner(void); /* this process owns the dump state (not a vfork child) */
 extern volatile int hp_kill_pending; /* the signal of a pending HPF_DUMP_KILLED */
+extern volatile int hp_kill_pid;     /* and the process it came to */
 /* Leaving the shim: a signal that arrived meanwhile may have left a dump, or a kill, to do. */
 static inline void hp_leave(void)
 {

@@ -48,18 +48,31 @@ static void on_kill(int sig, siginfo_t *si, void *uc)
      * instruction, which faults again. */
     int fault = (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE) && si &&
                 si->si_code > 0;
+    int owner = hp_dump_owner();
+    if (hp_tls.depth && !fault) {
+        /* This thread was inside the shim and may hold its locks: the interrupted call
+         * writes the profile and ends the process on its way out (hp_leave). A vfork child
+         * (it runs on its parent's memory and thread state) must leave the shim the same way,
+         * or its parent would find the shim's locks held and its thread marked inside; the
+         * pid says whose kill it is. */
+        hp_kill_pending = sig;
+        hp_kill_pid = (int)syscall(SYS_getpid);
+        hp_dump_pending = HPF_DUMP_KILLED;
+        errno = saved;
+        return;
+    }
+    if (!owner) {
+        /* A vfork child (or a clone sharing memory without fork's handlers): no profile of
+         * its own, it just dies (hp_die_by leaves the shared state alone). */
+        hp_die_by(sig, !fault);
+        errno = saved;
+        return;
+    }
     if (fault || sig == SIGABRT)
         hp_crashing = 1; /* memory may be damaged: no lock wait may hang the crash */
     if (hp_tls.depth) {
-        if (fault) {
-            /* A fault inside the shim: no profile, just the default action. */
-            hp_die_by(sig, 0);
-        } else {
-            /* This thread was inside the shim and may hold its locks: the interrupted call
-             * writes the profile and ends the process on its way out (hp_leave). */
-            hp_kill_pending = sig;
-            hp_dump_pending = HPF_DUMP_KILLED;
-        }
+        /* A fault inside the shim: no profile, just the default action. */
+        hp_die_by(sig, 0);
         errno = saved;
         return;
     }
@@ -72,7 +85,9 @@ void hp_die_by(int sig, int resend)
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
-    __atomic_fetch_and(&managed, ~((uint64_t)1 << sig), __ATOMIC_ACQ_REL);
+    /* A vfork child's table of handlers is its own, but this bit is its parent's. */
+    if (hp_dump_owner())
+        __atomic_fetch_and(&managed, ~((uint64_t)1 << sig), __ATOMIC_ACQ_REL);
     __sigaction(sig, &dfl, NULL);
     /* To the process, not this thread: when a thread other than the one the signal was
      * delivered to runs a pending kill, it may have the signal blocked. */

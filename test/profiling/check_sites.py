@@ -2,7 +2,7 @@
 """Check heapprof-report's JSON for the test programs in test/profiling against the numbers
 those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXTRA...]
 KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | sigdump |
-interval | interval_child | forked_exit | vfork_exit | many_threads | ext_api | killed | killed_early.
+interval | interval_child | forked_exit | vfork_exit | many_threads | ext_api | killed | killed_early | vfork_kill.
 Prints one line per failed expectation and exits 1 if there was any."""
 import json
 import sys
@@ -138,6 +138,11 @@ def main():
         proc, summ = doc["process"], doc["summary"]
         expect(f"dump_reason {proc['dump_reason']}, expected killed", proc["dump_reason"] == "killed")
         expect(f"killed_by {summ['killed_by']}, expected {signum}", summ["killed_by"] == signum)
+    elif kind == "vfork_kill":
+        sites = by_site(doc)
+        site(sites, "site_after", alloc_count=100, total_size=6400, live_count=0)
+        expect(f"dump_reason {doc['process']['dump_reason']}, expected exit",
+               doc["process"]["dump_reason"] == "exit")
     elif kind == "ext_api":
         sites = by_site(doc)
         site(sites, "site_mallocx", alloc_count=300, total_size=300000, min_size=1000, max_size=1000,

@@ -147,6 +147,19 @@ for sig in ABRT SEGV; do
     killed_result "$name" $sig $? killed_early
 done
 
+# A vfork child killed while it allocates leaves its parent's profiling intact.
+gcc -O1 -g -pthread -o "$out/gcc/vfork_kill" test/profiling/vfork_kill.c
+name=vfork-kill
+if run "$name" "" "$out/gcc/vfork_kill"; then
+    if ! grep -q "child killed by 15" "$tmp/$name.out" || ! grep -q "parent TERM SIG_DFL" "$tmp/$name.out"; then
+        bad "$name" "$(tr '\n' ' ' <"$tmp/$name.out")"
+    elif [ "$(ls "$tmp/$name" | wc -l)" -ne 1 ]; then
+        bad "$name" "files: $(ls "$tmp/$name" | tr '\n' ' '); stderr: $(head -c 200 "$tmp/$name.err")"
+    else
+        check "$name" vfork_kill "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+    fi
+fi
+
 # jemalloc's own API (mallocx, rallocx, sdallocx, dallocx) in a program linked with jemalloc.
 for cc in gcc clang; do
     name=ext-api-$cc
