@@ -109,10 +109,10 @@ static void take_over(int sig, const struct sigaction *cur)
         __atomic_fetch_or(&managed, (uint64_t)1 << sig, __ATOMIC_ACQ_REL);
 }
 
-/* After the program changed sig's disposition through a real signal function: take over a
- * SIG_DFL, forget the signal otherwise. */
 int hp_sig_is_ours(void (*h)(int)) { return h == (void (*)(int))(void *)on_kill; }
 
+/* After the program changed sig's disposition through a real signal function: take over a
+ * SIG_DFL, forget the signal otherwise. */
 void hp_sig_settle(int sig)
 {
     struct sigaction cur;
