@@ -156,6 +156,20 @@ int hp_is_exec_mapping(uintptr_t pc)
 
 static uint64_t main_stack_limit;
 
+struct find_map {
+    uintptr_t addr, lo, hi;
+};
+
+static int find_map(const struct hp_mapping *m, void *arg)
+{
+    struct find_map *f = arg;
+    if (f->addr < m->start || f->addr >= m->end)
+        return 0;
+    f->lo = m->start;
+    f->hi = m->end;
+    return 1;
+}
+
 static void own_stack_compute(uintptr_t *lo, uintptr_t *hi);
 
 /* This thread's own stack, [lo, hi): computed once per thread. */
@@ -176,21 +190,23 @@ static void own_stack_compute(uintptr_t *lo, uintptr_t *hi)
         h = (uintptr_t)__libc_stack_end; /* every frame of the main thread is below it */
         l = h > main_stack_limit ? h - main_stack_limit : 0;
     } else {
-        /* Once per thread; its small allocations come back re-entrantly (no profile). */
-        pthread_attr_t attr;
-        void *addr;
-        size_t size;
-        if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-            if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-                l = (uintptr_t)addr;
-                h = l + size;
-            }
-            pthread_attr_destroy(&attr);
+        /* Once per thread, from /proc/self/maps: the mapping that holds the thread's
+         * descriptor, which glibc puts atop the thread's stack (its own or one the program
+         * gave it). Not pthread_getattr_np: glibc allocates inside it while holding the
+         * thread's lock, so asking it from here, under that very allocation, waits forever
+         * (threads of the JVM and of Rust call it first thing). A thread glibc did not make:
+         * the mapping this frame is on. */
+        struct find_map f = {(uintptr_t)pthread_self(), 0, 0};
+        hp_maps_foreach(find_map, &f);
+        if (!f.hi) {
+            f.addr = (uintptr_t)__builtin_frame_address(0);
+            hp_maps_foreach(find_map, &f);
         }
-        if (!h) {
-            h = (uintptr_t)pthread_self(); /* glibc puts the thread descriptor atop its stack */
-            l = h - (8u << 20);
-        }
+        l = f.lo;
+        h = f.hi;
+        if (!h)
+            l = h = 1; /* nothing found: an empty range (computed all the same), so every
+                        * walk of this thread takes the mincore path */
     }
     hp_tls.stack_lo = *lo = l;
     hp_tls.stack_hi = *hi = h;
