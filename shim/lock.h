@@ -31,20 +31,13 @@ static inline int hp_trylock(hp_lock_t *l)
  * the profile written on the way down can never turn the crash into a hang. */
 extern volatile int hp_crashing;
 
+/* The contended case, out of line (util.c): the inlined part stays two instructions. */
+void hp_lock_slow(hp_lock_t *l);
+
 static inline void hp_lock(hp_lock_t *l)
 {
-    unsigned spins = 0;
-    while (!hp_trylock(l)) {
-        if (++spins < 64) {
-            hp_cpu_relax();
-        } else {
-            sched_yield();
-            if (__builtin_expect(hp_crashing, 0) && spins > 200000) {
-                __atomic_store_n(&l->v, 1, __ATOMIC_SEQ_CST);
-                return;
-            }
-        }
-    }
+    if (__builtin_expect(!hp_trylock(l), 0))
+        hp_lock_slow(l);
 }
 
 static inline void hp_unlock(hp_lock_t *l) { __atomic_store_n(&l->v, 0, __ATOMIC_RELEASE); }

@@ -1,5 +1,7 @@
-/* Implementation of the shim's tiny libc (see util.h): nothing here allocates or locks. */
+/* Implementation of the shim's tiny libc (see util.h), nothing of which allocates or takes a libc
+ * lock, and the contended path of its own spinlock (lock.h). */
 #include "util.h"
+#include "lock.h"
 #include "options.h"
 
 #include <errno.h>
@@ -255,4 +257,20 @@ void hp_info(const char *fmt, ...)
     va_start(ap, fmt);
     vlog(fmt, ap);
     va_end(ap);
+}
+
+__attribute__((noinline, cold)) void hp_lock_slow(hp_lock_t *l)
+{
+    unsigned spins = 0;
+    while (!hp_trylock(l)) {
+        if (++spins < 64) {
+            hp_cpu_relax();
+        } else {
+            sched_yield();
+            if (__builtin_expect(hp_crashing, 0) && spins > 200000) {
+                __atomic_store_n(&l->v, 1, __ATOMIC_SEQ_CST);
+                return;
+            }
+        }
+    }
 }
