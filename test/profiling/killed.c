@@ -2,7 +2,8 @@
  * allocations (so the signal often lands while the thread is inside the shim) until the test
  * kills it. argv[1] names the signal it will get, which it sets to SIG_DFL first (a shell's
  * background job starts with SIGINT ignored); ABRT and SEGV make it end itself after the
- * sites instead, by abort() and by a write through a null pointer. */
+ * sites instead, by abort() and by a write through a null pointer, and RERAISE by SIGTERM to
+ * a handler of its own that restores SIG_DFL and raises the signal again. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,12 @@ __attribute__((noinline)) void site_loop(void)
     }
 }
 
+static void reraise(int sig)
+{
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 int main(int argc, char **argv)
 {
     const char *how = argc > 1 ? argv[1] : "TERM";
@@ -47,6 +54,10 @@ int main(int argc, char **argv)
         abort();
     if (!strcmp(how, "SEGV"))
         *null_ptr = 1;
+    if (!strcmp(how, "RERAISE")) {
+        signal(SIGTERM, reraise);
+        raise(SIGTERM);
+    }
     puts("ready");
     fflush(stdout);
     site_loop();
