@@ -272,7 +272,7 @@ void *hp_alloc(size_t size, size_t align, int zero) { return alloc_impl(size, al
 
 void *hp_alloc_x(size_t size, size_t align, int zero, int xflags)
 {
-    if (!hp_be.mallocx || !hp_ready() || hp_passthrough)
+    if (!hp_be.mallocx || hp_passthrough) /* before init the table is empty */
         xflags = 0;
     return alloc_impl(size, align, zero, xflags);
 }

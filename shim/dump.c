@@ -712,7 +712,7 @@ void hp_dump_killed(int sig, int resend)
 {
     /* A vfork child shares its parent's memory: it neither writes the parent's profile nor
      * marks it written. */
-    if ((int)syscall(SYS_getpid) == dump_pid && hp_profiling && !exit_dumped) {
+    if (hp_dump_owner() && hp_profiling && !exit_dumped) {
         killed_by = (uint32_t)sig;
         hp_dump(HPF_DUMP_KILLED);
     }
