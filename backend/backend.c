@@ -3,6 +3,7 @@
 #include "backend.h"
 #include "util.h"
 #include "hp.h"
+#include "patch.h"
 
 #include <dlfcn.h>
 
@@ -70,7 +71,43 @@ static int reaches_shim(void *fn)
     return 0;
 }
 
-int hp_backend_init(const char *name, void *self_malloc, int *passthrough)
+/* The allocator that comes before the shim now leads to it (backend/patch.c): the backend is
+ * that allocator's original code. */
+static int use_patched(void *in_use)
+{
+    hp_be.name = "patched";
+    in_use = hp_patch_resolve(in_use);
+    const void *base = object_of(in_use);
+    fill(RTLD_DEFAULT, "", base);
+    /* Every entry point the shim calls must be the original code, never a patched entry. */
+    *(void **)&hp_be.malloc = hp_patch_original("malloc");
+    *(void **)&hp_be.free = hp_patch_original("free");
+    *(void **)&hp_be.calloc = hp_patch_original("calloc");
+    *(void **)&hp_be.realloc = hp_patch_original("realloc");
+    *(void **)&hp_be.memalign = hp_patch_original("memalign");
+    *(void **)&hp_be.usable_size = hp_patch_original("malloc_usable_size");
+    *(void **)&hp_be.mallocx = hp_patch_original("mallocx");
+    *(void **)&hp_be.rallocx = hp_patch_original("rallocx");
+    *(void **)&hp_be.xallocx = hp_patch_original("xallocx");
+    *(void **)&hp_be.dallocx = hp_patch_original("dallocx");
+    if (!hp_be.malloc || !hp_be.free) {
+        hp_error("the patched allocator has no malloc or free");
+        return -1;
+    }
+    void *(*aa)(size_t, size_t) = (void *(*)(size_t, size_t))hp_patch_original("aligned_alloc");
+    if (aa) {
+        void *r = aa(3, 16);
+        hp_be.aligned_alloc_strict = r == NULL;
+        if (r)
+            hp_be.free(r);
+    }
+    Dl_info info;
+    if (dladdr(in_use, &info) && info.dli_fname)
+        hp_strlcpy(hp_be.object, info.dli_fname, sizeof hp_be.object);
+    return 0;
+}
+
+int hp_backend_init(const char *name, void *self_malloc, int patch, int *passthrough)
 {
     void *handle = RTLD_NEXT;
     const char *prefix = "";
@@ -79,8 +116,14 @@ int hp_backend_init(const char *name, void *self_malloc, int *passthrough)
 
     void *in_use = dlsym(RTLD_DEFAULT, "malloc");
     if (in_use && in_use != self_malloc && !reaches_shim(in_use)) {
-        /* Another allocator is earlier in symbol resolution than the shim: everything the
-         * program frees came from it, so the shim can only forward. */
+        /* Another allocator is earlier in symbol resolution than the shim (linked into the
+         * program, or preloaded before the shim): patch its entry points to lead to the shim.
+         * Failing that, everything the program frees came from it, so the shim can only
+         * forward. */
+        const char *why = "patch_allocator=0";
+        if (patch && hp_patch_allocator(in_use, &why) == 0)
+            return use_patched(in_use);
+        hp_be.why_not_patched = why;
         *passthrough = 1;
         handle = RTLD_DEFAULT;
         name = "in-use";

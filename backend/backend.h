@@ -32,15 +32,19 @@ struct hp_backend {
     int aligned_alloc_strict;
     /* Where malloc came from, for messages. */
     char object[256];
+    /* Passthrough: why the allocator in front of the shim was not patched. */
+    const char *why_not_patched;
 };
 
 extern struct hp_backend hp_be;
 
 /* Resolve the backend called `name` ("next" or "glibc"). self_malloc is the shim's own malloc,
- * used to detect an allocator preloaded before the shim. Returns 0 on success; on failure the
- * message has already been printed. Sets *passthrough when the process's malloc is not the
- * shim's (another allocator won symbol resolution): hp_be is then that allocator and the shim
- * must forward without headers. */
-int hp_backend_init(const char *name, void *self_malloc, int *passthrough);
+ * used to detect an allocator that comes before the shim in symbol lookup (linked into the
+ * program or preloaded first); with `patch`, that allocator's entry points are patched to lead
+ * to the shim (backend/patch.h) and it becomes the backend ("patched"). Returns 0 on success;
+ * on failure the message has already been printed. Sets *passthrough when the process's
+ * malloc stays another allocator's: hp_be is then that allocator and the shim must forward
+ * without headers. */
+int hp_backend_init(const char *name, void *self_malloc, int patch, int *passthrough);
 
 #endif

@@ -99,13 +99,15 @@ static void do_init(void)
         memcpy(&seed, rnd + 8, sizeof seed); /* the first 8 bytes seed the stack protector */
     hp_secret = hp_mix64(seed ^ (uint64_t)(uintptr_t)&seed);
 
-    if (hp_backend_init(hp_opt.backend, hp_self_malloc_addr(), &hp_passthrough) != 0) {
+    if (hp_backend_init(hp_opt.backend, hp_self_malloc_addr(), (int)hp_opt.patch_allocator,
+                        &hp_passthrough) != 0) {
         hp_error("no usable allocator found; aborting");
         _exit(127);
     }
     if (hp_passthrough) {
-        hp_warn("another allocator (%s) is loaded before the shim and serves malloc; "
-                "the shim only forwards to it and records nothing", hp_be.object);
+        hp_warn("another allocator (%s) comes before the shim and serves malloc, and it was "
+                "not patched (%s); the shim only forwards to it and records nothing",
+                hp_be.object, hp_be.why_not_patched ? hp_be.why_not_patched : "?");
         return;
     }
     /* Mirror what the backend does with realloc(p, 0). */

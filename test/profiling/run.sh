@@ -108,6 +108,76 @@ for be in glibc jemalloc tcmalloc; do
     fi
 done
 
+# Allocators linked into the program itself (the executable defines malloc, so LD_PRELOAD
+# cannot come first): a simple one of the program's own, jemalloc and tcmalloc linked
+# statically. The shim patches their entry points; the numbers must be those of any other run.
+for cc in gcc clang; do
+    cxx=g++
+    [ $cc = clang ] && cxx=clang++
+    for al in own jemalloc tcmalloc; do
+        name=linked-$al-$cc
+        case $al in
+        own) extra="test/profiling/own_malloc.c" ;;
+        jemalloc) extra="-Wl,-Bstatic -ljemalloc_pic -Wl,-Bdynamic -lm -ldl -lstdc++" ;;
+        tcmalloc) extra="-Wl,-Bstatic -ltcmalloc_minimal -Wl,-Bdynamic -lstdc++ -lm" ;;
+        esac
+        # shellcheck disable=SC2086
+        if ! $cc -O2 -g -fno-omit-frame-pointer -pthread -Ishim -o "$out/$cc/sites-$al" test/profiling/sites.c $extra; then
+            bad "$name" "cannot build sites.c with $al"
+            continue
+        fi
+        if ! nm -D --defined-only "$out/$cc/sites-$al" | grep -q ' T malloc$'; then
+            bad "$name" "the executable does not define malloc"
+            continue
+        fi
+        if run "$name" "dump_signal=12" "$out/$cc/sites-$al" fork signal; then
+            for f in "$tmp/$name"/p.*.hpf.1; do parent=$(basename "$f" | sed 's/^p\.\([0-9]*\)\.hpf\.1$/\1/'); done
+            check "$name-exit" exit "$tmp/$name/p.$parent.hpf"
+            check "$name-signal" signal "$tmp/$name/p.$parent.hpf.2"
+            child=$(ls "$tmp/$name" | sed -n 's/^p\.\([0-9]*\)\.hpf$/\1/p' | grep -vx "$parent" | head -1)
+            check "$name-fork-child" child "$tmp/$name/p.$child.hpf" "$parent"
+            if grep -q . "$tmp/$name.err"; then bad "$name-quiet" "$(head -c 300 "$tmp/$name.err")"; else ok "$name-quiet"; fi
+        fi
+    done
+    # tcmalloc's own operator new and delete, linked in.
+    name=linked-tcmalloc-cxx-$cc
+    if $cxx -std=c++17 -O2 -g -fno-omit-frame-pointer -o "$out/$cc/sites_cxx-tcmalloc" test/profiling/sites_cxx.cc \
+        -Wl,-Bstatic -ltcmalloc_minimal -Wl,-Bdynamic -lm -pthread; then
+        if run "$name" "" "$out/$cc/sites_cxx-tcmalloc"; then
+            check "$name" cxx "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+        fi
+    else
+        bad "$name" "cannot build sites_cxx.cc with tcmalloc"
+    fi
+done
+# An allocator preloaded before the shim comes first in symbol lookup too: patched the same way.
+for be in jemalloc tcmalloc; do
+    name=preloaded-first-$be
+    case $be in
+    jemalloc) pre=$(ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -1) ;;
+    tcmalloc) pre=$(ls /usr/lib/*/libtcmalloc_minimal.so.4 2>/dev/null | head -1) ;;
+    esac
+    if [ -z "$pre" ]; then bad "$name" "lib$be not installed"; continue; fi
+    rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+    if timeout 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:dump_signal=12" \
+        LD_PRELOAD="$pre $shim" "$out/gcc/sites" signal >/dev/null 2>"$tmp/$name.err"; then
+        check "$name" exit "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+    else
+        bad "$name" "exit status $?: $(head -c 300 "$tmp/$name.err")"
+    fi
+done
+
+# patch_allocator=0: the shim says why it records nothing, and the program runs as before.
+name=linked-nopatch
+rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:patch_allocator=0" LD_PRELOAD="$shim" "$out/gcc/sites-own" >/dev/null 2>"$tmp/$name.err"
+st=$?
+if [ $st -ne 0 ] || ! grep -q "not patched (patch_allocator=0)" "$tmp/$name.err" || [ -n "$(ls "$tmp/$name")" ]; then
+    bad "$name" "status $st, files: $(ls "$tmp/$name" | tr '\n' ' '); stderr: $(head -c 300 "$tmp/$name.err")"
+else
+    ok "$name"
+fi
+
 # killed_result NAME SIG STATUS KIND: the run ended by SIG (a name: TERM, ...), and its profile
 # passes check KIND with the signal's number.
 killed_result() {

@@ -1,0 +1,433 @@
+/* Patching an allocator that LD_PRELOAD cannot get in front of (backend/patch.h).
+ *
+ * The dynamic loader binds `malloc` to the first definition in lookup order, and the program
+ * itself comes before any preloaded library: a program linked statically with jemalloc or
+ * tcmalloc (or with an allocator of its own) keeps every allocation away from the shim. So the
+ * first five bytes of each of that object's allocator entry points are replaced by a jump to a
+ * stub near it; the stub goes on to the shim's function of the same name. The instructions the
+ * jump replaced are moved into a trampoline (branches and rip-relative operands adjusted), which
+ * then jumps back to the rest of the function: calling the trampoline runs the original
+ * allocator, and that is the shim's backend.
+ *
+ *   entry stub:    cmpb $0, %fs:in_backend; jne trampoline; jmp *shim_function
+ *   backend stub:  sub $8,%rsp; incb %fs:in_backend; call trampoline; decb ...; add; ret
+ *
+ * The per-thread flag sends the allocator's calls of its own entry points (tcmalloc's
+ * posix_memalign calls its memalign, say) made while the shim is inside it straight to the
+ * original code, so a block is never wrapped twice. Stubs and trampolines live on pages mapped
+ * within 2 GiB of the object, so 32-bit displacements reach both ways.
+ *
+ * What is patched: every allocation function the object exports among the names the shim
+ * interposes (C, jemalloc's and tcmalloc's APIs, C++ operator new and delete), each distinct
+ * address once. All or nothing, so no block made by the shim can reach an unpatched free of
+ * the allocator's: an object that defines malloc and operator new is an allocator (tcmalloc,
+ * jemalloc, mimalloc), whose operator new is its own. Any doubt (an instruction the decoder does not know, a function shorter than
+ * the jump, a branch back into the replaced bytes, no room for the stubs, a page that cannot
+ * be made writable) leaves every function untouched. */
+#include "patch.h"
+#include "x86.h"
+#include "util.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#if defined(__x86_64__)
+
+/* The C allocation API, in order of preference when several names share one address (the
+ * first name's shim function is the one the address leads to). */
+static const char *const names[] = {
+    "malloc", "free", "calloc", "realloc", "memalign", "malloc_usable_size", "mallocx", "rallocx",
+    "xallocx", "dallocx", "aligned_alloc", "posix_memalign", "valloc", "pvalloc", "reallocarray",
+    "cfree", "free_sized", "free_aligned_sized", "malloc_size", "sallocx", "sdallocx", "nallocx",
+    "__libc_malloc", "__libc_free", "__libc_calloc", "__libc_realloc", "__libc_memalign",
+    "__libc_valloc", "__libc_pvalloc", "__posix_memalign", "tc_malloc",
+    "tc_malloc_skip_new_handler", "tc_free", "tc_free_sized", "tc_cfree", "tc_realloc",
+    "tc_calloc", "tc_memalign", "tc_posix_memalign", "tc_valloc", "tc_pvalloc", "tc_malloc_size",
+    "tc_nallocx",
+    /* C++: the allocator's own operators (tcmalloc defines them all). */
+    "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t", "_ZnwmSt11align_val_t",
+    "_ZnamSt11align_val_t", "_ZnwmSt11align_val_tRKSt9nothrow_t",
+    "_ZnamSt11align_val_tRKSt9nothrow_t", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm",
+    "_ZdlPvRKSt9nothrow_t", "_ZdaPvRKSt9nothrow_t", "_ZdlPvSt11align_val_t",
+    "_ZdaPvSt11align_val_t", "_ZdlPvmSt11align_val_t", "_ZdaPvmSt11align_val_t",
+    "_ZdlPvSt11align_val_tRKSt9nothrow_t", "_ZdaPvSt11align_val_tRKSt9nothrow_t", "tc_new",
+    "tc_newarray", "tc_new_nothrow", "tc_newarray_nothrow", "tc_new_aligned",
+    "tc_newarray_aligned", "tc_new_aligned_nothrow", "tc_newarray_aligned_nothrow", "tc_delete",
+    "tc_deletearray", "tc_delete_sized", "tc_deletearray_sized", "tc_delete_nothrow",
+    "tc_deletearray_nothrow", "tc_delete_aligned", "tc_deletearray_aligned",
+    "tc_delete_sized_aligned", "tc_deletearray_sized_aligned", "tc_delete_aligned_nothrow",
+    "tc_deletearray_aligned_nothrow",
+};
+#define NNAMES (sizeof names / sizeof names[0])
+
+#define JMP_LEN 5    /* e9 rel32: what is written over each entry */
+#define ABS_JMP 14   /* ff 25 00000000 <8-byte address> */
+#define TRAMP_MAX 96 /* relocated instructions (at most 5, each at most 16 bytes after
+                      * rewriting) and the jump back */
+#define STUB_MAX 32
+
+struct hook {
+    const char *name;
+    uint8_t *fn;       /* the object's function */
+    void *shim_fn;     /* the shim's function of the same name */
+    int moved;         /* bytes of fn the trampoline holds */
+    uint8_t saved[JMP_LEN];
+    uint8_t *tramp;    /* runs the original function */
+    uint8_t *entry;    /* where fn jumps now */
+    uint8_t *backend;  /* the trampoline, called with the flag set */
+};
+
+static struct hook hooks[NNAMES];
+static int nhooks;
+static int patched; /* hooks[] are live */
+
+/* Non-zero while this thread runs the original allocator on the shim's behalf. */
+static __thread uint8_t in_backend __attribute__((tls_model("initial-exec")));
+
+static void put32(uint8_t *p, int32_t v) { memcpy(p, &v, 4); }
+static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+
+static int fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+
+/* jmp *0(%rip) followed by the target: reaches anywhere. */
+static uint8_t *emit_abs_jmp(uint8_t *p, uint64_t target)
+{
+    p[0] = 0xff;
+    p[1] = 0x25;
+    put32(p + 2, 0);
+    put64(p + 6, target);
+    return p + ABS_JMP;
+}
+
+/* Move the first instructions of fn (at least JMP_LEN bytes of them) to out, adjusted for
+ * their new place, then a jump back to the rest. Returns the bytes of fn taken, or 0. */
+static int relocate(const uint8_t *fn, size_t size, uint8_t *out)
+{
+    int taken = 0;
+    uint8_t *p = out;
+    while (taken < JMP_LEN) {
+        struct hp_x86_insn in;
+        if (!hp_x86_decode(fn + taken, 15, &in))
+            return 0;
+        const uint8_t *at = fn + taken;
+        taken += in.len;
+        if (size && (size_t)taken > size && in.kind != HP_X86_END)
+            return 0;
+        switch (in.kind) {
+        case HP_X86_PLAIN:
+        case HP_X86_END:
+            memcpy(p, at, (size_t)in.len);
+            if (in.rip_disp >= 0) {
+                int32_t d;
+                memcpy(&d, at + in.rip_disp, 4);
+                int64_t nd = (int64_t)d + (int64_t)(at - p);
+                if (!fits32(nd))
+                    return 0;
+                put32(p + in.rip_disp, (int32_t)nd);
+            }
+            p += in.len;
+            if (in.kind == HP_X86_END)
+                /* Control ends here: the bytes after it up to JMP_LEN would be overwritten
+                 * while perhaps reachable from elsewhere, unless the jump covers no more. */
+                return taken >= JMP_LEN ? taken : 0;
+            break;
+        case HP_X86_JMP:
+            p = emit_abs_jmp(p, in.target);
+            return taken >= JMP_LEN ? taken : 0;
+        case HP_X86_JCC:
+            /* j!cc over an absolute jump to the target. */
+            p[0] = (uint8_t)(0x70 | (in.cc ^ 1));
+            p[1] = ABS_JMP;
+            p = emit_abs_jmp(p + 2, in.target);
+            break;
+        case HP_X86_CALL:
+            /* call *2(%rip); jmp over the address; the address. */
+            p[0] = 0xff;
+            p[1] = 0x15;
+            put32(p + 2, 2);
+            p[6] = 0xeb;
+            p[7] = 8;
+            put64(p + 8, in.target);
+            p += 16;
+            break;
+        }
+    }
+    emit_abs_jmp(p, (uint64_t)(uintptr_t)(fn + taken));
+    return taken;
+}
+
+/* Does any relative branch in fn's body land inside the bytes the jump replaces (after their
+ * first instruction)? A walk through the body as far as the decoder gets; its end or an
+ * instruction it does not know ends the search (the body is then taken on trust). */
+static int branches_into(const uint8_t *fn, size_t size, int moved)
+{
+    if (!size || size > (1u << 16))
+        return 0;
+    for (size_t at = 0; at < size;) {
+        struct hp_x86_insn in;
+        if (!hp_x86_decode(fn + at, (int)(size - at < 15 ? size - at : 15), &in))
+            return 0;
+        if (in.kind == HP_X86_JMP || in.kind == HP_X86_JCC || in.kind == HP_X86_CALL) {
+            uint64_t lo = (uint64_t)(uintptr_t)fn;
+            if (in.target > lo && in.target < lo + (uint64_t)moved)
+                return 1;
+        }
+        at += (size_t)in.len;
+    }
+    return 0;
+}
+
+static int32_t tls_offset(void)
+{
+    uintptr_t tp;
+    __asm__("mov %%fs:0, %0" : "=r"(tp));
+    return (int32_t)((intptr_t)&in_backend - (intptr_t)tp);
+}
+
+static uint8_t *emit_entry(uint8_t *p, const struct hook *h, int32_t flag)
+{
+    if (h->tramp) {
+        /* cmpb $0, %fs:flag; jne tramp */
+        static const uint8_t cmp[] = {0x64, 0x80, 0x3c, 0x25};
+        memcpy(p, cmp, 4);
+        put32(p + 4, flag);
+        p[8] = 0;
+        p[9] = 0x0f;
+        p[10] = 0x85;
+        put32(p + 11, (int32_t)(h->tramp - (p + 15)));
+        p += 15;
+    }
+    return emit_abs_jmp(p, (uint64_t)(uintptr_t)h->shim_fn);
+}
+
+static uint8_t *emit_backend(uint8_t *p, const struct hook *h, int32_t flag)
+{
+    static const uint8_t sub8[] = {0x48, 0x83, 0xec, 0x08}, add8[] = {0x48, 0x83, 0xc4, 0x08};
+    memcpy(p, sub8, 4);
+    p += 4;
+    p[0] = 0x64, p[1] = 0xfe, p[2] = 0x04, p[3] = 0x25; /* incb %fs:flag */
+    put32(p + 4, flag);
+    p += 8;
+    p[0] = 0xe8; /* call tramp */
+    put32(p + 1, (int32_t)(h->tramp - (p + 5)));
+    p += 5;
+    p[0] = 0x64, p[1] = 0xfe, p[2] = 0x0c, p[3] = 0x25; /* decb %fs:flag */
+    put32(p + 4, flag);
+    p += 8;
+    memcpy(p, add8, 4);
+    p += 4;
+    *p++ = 0xc3;
+    return p;
+}
+
+/* Pages for the stubs within reach (32-bit displacements) of [lo, hi). */
+static uint8_t *map_near(uintptr_t lo, uintptr_t hi, size_t len)
+{
+    for (uintptr_t d = 1u << 20; d < (1u << 30); d <<= 1) {
+        uintptr_t hints[2] = {(lo - d - len) & ~(uintptr_t)0xffff, (hi + d) & ~(uintptr_t)0xffff};
+        for (int k = 0; k < 2; k++) {
+            if ((k == 0 && lo < d + len + (1u << 16)) || hints[k] == 0)
+                continue;
+            void *m = mmap((void *)hints[k], len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (m == MAP_FAILED)
+                continue;
+            uintptr_t a = (uintptr_t)m;
+            if (fits32((int64_t)(a + len) - (int64_t)lo) && fits32((int64_t)hi - (int64_t)a))
+                return m;
+            munmap(m, len);
+        }
+    }
+    return NULL;
+}
+
+static int set_prot(uint8_t *fn, int prot)
+{
+    uintptr_t page = (uintptr_t)fn & ~(uintptr_t)4095;
+    size_t len = ((uintptr_t)fn + JMP_LEN - page + 4095) & ~(size_t)4095;
+    return mprotect((void *)page, len, prot);
+}
+
+/* Where a call of the function at addr really goes. A program built without -fPIE that takes
+ * the address of malloc has a PLT entry that stands for malloc everywhere (dlsym answers it),
+ * while the code is elsewhere: follow the entry's jump through its GOT slot. */
+void *hp_patch_resolve(void *addr)
+{
+    for (int hop = 0; addr && hop < 2; hop++) {
+        /* dladdr names such an entry after the function it stands for, so only its code
+         * tells: an indirect jump through a slot (after endbr64 and a bnd prefix). */
+        const uint8_t *p = addr;
+        if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa)
+            p += 4; /* endbr64 */
+        if (p[0] == 0xf2)
+            p++; /* bnd */
+        if (p[0] != 0xff || p[1] != 0x25)
+            return addr;
+        int32_t d;
+        memcpy(&d, p + 2, 4);
+        addr = *(void *const *)(p + 6 + d);
+    }
+    return addr;
+}
+
+static void *self_handle(void)
+{
+    Dl_info info;
+    if (!dladdr((void *)&hp_patch_allocator, &info) || !info.dli_fname)
+        return NULL;
+    return dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+}
+
+int hp_patch_allocator(void *malloc_fn, const char **why)
+{
+    Dl_info info;
+    if (patched) {
+        *why = "already patched";
+        return -1;
+    }
+    malloc_fn = hp_patch_resolve(malloc_fn);
+    if (!dladdr(malloc_fn, &info)) {
+        *why = "malloc is in no loaded object";
+        return -1;
+    }
+    void *base = info.dli_fbase;
+    void *self = self_handle();
+    if (!self) {
+        *why = "the shim cannot find itself";
+        return -1;
+    }
+    nhooks = 0;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (size_t k = 0; k < NNAMES; k++) {
+        void *fn = hp_patch_resolve(dlsym(RTLD_DEFAULT, names[k]));
+        Dl_info fi;
+        const ElfW(Sym) *sym = NULL;
+        if (!fn || !dladdr1(fn, &fi, (void **)&sym, RTLD_DL_SYMENT) || fi.dli_fbase != base)
+            continue;
+        int dup = 0;
+        for (int j = 0; j < nhooks; j++) {
+            uintptr_t a = (uintptr_t)hooks[j].fn, b = (uintptr_t)fn;
+            if (a == b)
+                dup = 1;
+            else if ((a < b ? b - a : a - b) < JMP_LEN) {
+                *why = "two entry points lie closer together than a jump";
+                return -1;
+            }
+        }
+        if (dup)
+            continue;
+        struct hook *h = &hooks[nhooks++];
+        memset(h, 0, sizeof *h);
+        h->name = names[k];
+        h->fn = fn;
+        h->shim_fn = dlsym(self, names[k]);
+        if (!h->shim_fn || h->shim_fn == fn) {
+            *why = "the shim lacks one of the allocator's functions";
+            return -1;
+        }
+        size_t size = sym ? sym->st_size : 0;
+        if (size && size < JMP_LEN) {
+            *why = "an entry point is shorter than a jump";
+            return -1;
+        }
+        if ((uintptr_t)fn < lo)
+            lo = (uintptr_t)fn;
+        if ((uintptr_t)fn + size + JMP_LEN > hi)
+            hi = (uintptr_t)fn + size + JMP_LEN;
+    }
+    if (nhooks == 0) {
+        *why = "no allocator function found to patch";
+        return -1;
+    }
+    size_t per = TRAMP_MAX + 2 * STUB_MAX;
+    size_t len = ((size_t)nhooks * per + 4095) & ~(size_t)4095;
+    uint8_t *pages = map_near(lo, hi, len);
+    if (!pages) {
+        *why = "no room for the stubs within 2 GiB of the allocator";
+        return -1;
+    }
+    int32_t flag = tls_offset();
+    for (int j = 0; j < nhooks; j++) {
+        struct hook *h = &hooks[j];
+        uint8_t *slot = pages + (size_t)j * per;
+        Dl_info fi;
+        const ElfW(Sym) *sym = NULL;
+        size_t size = dladdr1(h->fn, &fi, (void **)&sym, RTLD_DL_SYMENT) && sym ? sym->st_size : 0;
+        h->tramp = slot;
+        h->moved = relocate(h->fn, size, h->tramp);
+        if (!h->moved || branches_into(h->fn, size, h->moved)) {
+            munmap(pages, len);
+            *why = h->moved ? "a branch leads into an entry point's first bytes"
+                            : "an entry point starts with code the patcher does not know";
+            return -1;
+        }
+        h->entry = slot + TRAMP_MAX;
+        emit_entry(h->entry, h, flag);
+        h->backend = slot + TRAMP_MAX + STUB_MAX;
+        emit_backend(h->backend, h, flag);
+    }
+    if (mprotect(pages, len, PROT_READ | PROT_EXEC) != 0) {
+        munmap(pages, len);
+        *why = "cannot make the stubs executable";
+        return -1;
+    }
+    /* All prepared: now write the jumps. Each page goes back to read+execute at once. */
+    for (int j = 0; j < nhooks; j++) {
+        struct hook *h = &hooks[j];
+        if (set_prot(h->fn, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) {
+            for (int u = 0; u < j; u++) { /* undo */
+                set_prot(hooks[u].fn, PROT_READ | PROT_WRITE | PROT_EXEC);
+                memcpy(hooks[u].fn, hooks[u].saved, JMP_LEN);
+                set_prot(hooks[u].fn, PROT_READ | PROT_EXEC);
+            }
+            munmap(pages, len);
+            *why = "cannot make the allocator's code writable";
+            return -1;
+        }
+        memcpy(h->saved, h->fn, JMP_LEN);
+        uint8_t jmp[JMP_LEN] = {0xe9};
+        put32(jmp + 1, (int32_t)(h->entry - (h->fn + JMP_LEN)));
+        memcpy(h->fn, jmp, JMP_LEN);
+        set_prot(h->fn, PROT_READ | PROT_EXEC);
+    }
+    patched = 1;
+    return 0;
+}
+
+void *hp_patch_original(const char *name)
+{
+    if (!patched)
+        return NULL;
+    /* The name itself, or a name sharing its address. */
+    void *fn = hp_patch_resolve(dlsym(RTLD_DEFAULT, name));
+    for (int j = 0; j < nhooks; j++)
+        if (!hp_strcmp(hooks[j].name, name) || (fn && hooks[j].fn == fn))
+            return hooks[j].backend;
+    return NULL;
+}
+
+int hp_patch_count(void) { return patched ? nhooks : 0; }
+
+#else
+
+int hp_patch_allocator(void *malloc_fn, const char **why)
+{
+    (void)malloc_fn;
+    *why = "patching is implemented for x86_64 only";
+    return -1;
+}
+
+void *hp_patch_original(const char *name)
+{
+    (void)name;
+    return NULL;
+}
+
+int hp_patch_count(void) { return 0; }
+
+void *hp_patch_resolve(void *addr) { return addr; }
+
+#endif

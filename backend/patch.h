@@ -1,0 +1,22 @@
+/* Allocators that come before the shim in symbol lookup (one linked into the program itself, or
+ * preloaded ahead of the shim): LD_PRELOAD cannot put the shim in front of them, so their entry
+ * points are patched to jump to the shim's, and the shim reaches their original code through
+ * trampolines. x86_64 only. */
+#ifndef HP_PATCH_H
+#define HP_PATCH_H
+
+#include <stddef.h>
+
+/* Patch the allocator entry points that the object holding `malloc_fn` defines. Returns 0 when
+ * they all lead to the shim now; then hp_patch_original(name) gives a function that runs the
+ * original `name` (NULL if the object has none). Returns -1 (and changes nothing) when they
+ * cannot all be patched; *why then says why. */
+int hp_patch_allocator(void *malloc_fn, const char **why);
+void *hp_patch_original(const char *name);
+/* Where a call of the function at addr goes: addr, or for a PLT entry that stands for the
+ * function (a non-PIE program that takes its address), the function itself. */
+void *hp_patch_resolve(void *addr);
+/* How many entry points hp_patch_allocator patched (distinct addresses). */
+int hp_patch_count(void);
+
+#endif

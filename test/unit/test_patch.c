@@ -1,0 +1,149 @@
+/* Unit tests for backend/x86.c (instruction lengths, rip-relative operands, branches, refusals)
+ * and backend/patch.c's resolution of PLT entries. The patching itself runs in the profiling
+ * tests (test/profiling/run.sh: allocators linked into the program, preloaded before the shim),
+ * on real allocators. */
+#include "unit_support.h"
+
+#include "patch.h"
+#include "x86.h"
+
+#include <stdint.h>
+
+struct want {
+    const char *what;
+    uint8_t code[16];
+    int n;   /* bytes given */
+    int len; /* expected length, 0: refused */
+    enum hp_x86_kind kind;
+    int rip_disp;
+};
+
+static const struct want cases[] = {
+    {"push rbp", {0x55}, 1, 1, HP_X86_PLAIN, -1},
+    {"push r15", {0x41, 0x57}, 2, 2, HP_X86_PLAIN, -1},
+    {"mov rbp,rsp", {0x48, 0x89, 0xe5}, 3, 3, HP_X86_PLAIN, -1},
+    {"endbr64", {0xf3, 0x0f, 0x1e, 0xfa}, 4, 4, HP_X86_PLAIN, -1},
+    {"cmp rdi,0x1000", {0x48, 0x81, 0xff, 0x00, 0x10, 0x00, 0x00}, 7, 7, HP_X86_PLAIN, -1},
+    {"sub rsp,8", {0x48, 0x83, 0xec, 0x08}, 4, 4, HP_X86_PLAIN, -1},
+    {"sub rsp,0x198", {0x48, 0x81, 0xec, 0x98, 0x01, 0x00, 0x00}, 7, 7, HP_X86_PLAIN, -1},
+    {"lea rdx,[rip+x]", {0x48, 0x8d, 0x15, 0x4c, 0x5f, 0x2c, 0x00}, 7, 7, HP_X86_PLAIN, 3},
+    {"mov rax,[rip+x]", {0x48, 0x8b, 0x05, 0x59, 0x96, 0x00, 0x00}, 7, 7, HP_X86_PLAIN, 3},
+    {"cmp byte [rip+x],0", {0x80, 0x3d, 0x10, 0x00, 0x00, 0x00, 0x00}, 7, 7, HP_X86_PLAIN, 2},
+    {"mov rax,fs:0x28", {0x64, 0x48, 0x8b, 0x04, 0x25, 0x28, 0x00, 0x00, 0x00}, 9, 9, HP_X86_PLAIN, -1},
+    {"mov r8,fs:[rax]", {0x64, 0x4c, 0x8b, 0x00}, 4, 4, HP_X86_PLAIN, -1},
+    {"mov [rsp+8],1", {0xc7, 0x44, 0x24, 0x08, 0x01, 0x00, 0x00, 0x00}, 8, 8, HP_X86_PLAIN, -1},
+    {"mov ax,0x1234", {0x66, 0xb8, 0x34, 0x12}, 4, 4, HP_X86_PLAIN, -1},
+    {"movabs rax,imm64", {0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8}, 10, 10, HP_X86_PLAIN, -1},
+    {"test cl,1", {0xf6, 0xc1, 0x01}, 3, 3, HP_X86_PLAIN, -1},
+    {"test ecx,imm32", {0xf7, 0xc1, 0x01, 0x00, 0x00, 0x00}, 6, 6, HP_X86_PLAIN, -1},
+    {"neg rax", {0x48, 0xf7, 0xd8}, 3, 3, HP_X86_PLAIN, -1},
+    {"movzx eax,byte [rdi]", {0x0f, 0xb6, 0x07}, 3, 3, HP_X86_PLAIN, -1},
+    {"nopw [rax+rax]", {0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00}, 6, 6, HP_X86_PLAIN, -1},
+    {"mov rax,[rsp+rbx*8+0x100]", {0x48, 0x8b, 0x84, 0xdc, 0x00, 0x01, 0x00, 0x00}, 8, 8, HP_X86_PLAIN, -1},
+    {"mov rax,[rbx*8+disp32]", {0x48, 0x8b, 0x04, 0xdd, 0x00, 0x01, 0x00, 0x00}, 8, 8, HP_X86_PLAIN, -1},
+    {"pxor xmm0,xmm0", {0x66, 0x0f, 0xef, 0xc0}, 4, 4, HP_X86_PLAIN, -1},
+    {"palignr", {0x66, 0x0f, 0x3a, 0x0f, 0xc1, 0x08}, 6, 6, HP_X86_PLAIN, -1},
+    {"pshufb", {0x66, 0x0f, 0x38, 0x00, 0xc1}, 5, 5, HP_X86_PLAIN, -1},
+    {"xor ecx,ecx", {0x31, 0xc9}, 2, 2, HP_X86_PLAIN, -1},
+    {"mul rsi", {0x48, 0xf7, 0xe6}, 3, 3, HP_X86_PLAIN, -1},
+    {"call rax", {0xff, 0xd0}, 2, 2, HP_X86_PLAIN, -1},
+    {"ret", {0xc3}, 1, 1, HP_X86_END, -1},
+    {"ud2", {0x0f, 0x0b}, 2, 2, HP_X86_END, -1},
+    {"jmp [rip+x]", {0xff, 0x25, 0x00, 0x10, 0x00, 0x00}, 6, 6, HP_X86_END, 2},
+    {"jne rel8", {0x75, 0x10}, 2, 2, HP_X86_JCC, -1},
+    {"ja rel32", {0x0f, 0x87, 0x93, 0x00, 0x00, 0x00}, 6, 6, HP_X86_JCC, -1},
+    {"jmp rel8", {0xeb, 0xfe}, 2, 2, HP_X86_JMP, -1},
+    {"jmp rel32", {0xe9, 0x00, 0x01, 0x00, 0x00}, 5, 5, HP_X86_JMP, -1},
+    {"call rel32", {0xe8, 0x00, 0x01, 0x00, 0x00}, 5, 5, HP_X86_CALL, -1},
+    /* Refused. */
+    {"vzeroupper (VEX)", {0xc5, 0xf8, 0x77}, 3, 0, HP_X86_PLAIN, -1},
+    {"EVEX", {0x62, 0xf1, 0x7c, 0x48, 0x10, 0x00}, 6, 0, HP_X86_PLAIN, -1},
+    {"addr32 prefix", {0x67, 0x8b, 0x00}, 3, 0, HP_X86_PLAIN, -1},
+    {"jrcxz", {0xe3, 0x05}, 2, 0, HP_X86_PLAIN, -1},
+    {"mov eax,moffs", {0xa1, 1, 2, 3, 4, 5, 6, 7, 8}, 9, 0, HP_X86_PLAIN, -1},
+    {"xbegin", {0xc7, 0xf8, 0x00, 0x00, 0x00, 0x00}, 6, 0, HP_X86_PLAIN, -1},
+    {"far jmp", {0xff, 0x2d, 0, 0, 0, 0}, 6, 0, HP_X86_PLAIN, -1},
+    {"truncated", {0x48, 0x8b, 0x05, 0x59}, 4, 0, HP_X86_PLAIN, -1},
+};
+
+START_TEST(test_decode)
+{
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const struct want *w = &cases[i];
+        struct hp_x86_insn in;
+        int len = hp_x86_decode(w->code, w->n, &in);
+        ck_assert_msg(len == w->len, "%s: length %d, expected %d", w->what, len, w->len);
+        if (!len)
+            continue;
+        ck_assert_msg(in.len == len, "%s: in.len", w->what);
+        ck_assert_msg(in.kind == w->kind, "%s: kind %d, expected %d", w->what, in.kind, w->kind);
+        ck_assert_msg(in.rip_disp == w->rip_disp, "%s: rip_disp %d, expected %d", w->what, in.rip_disp,
+                      w->rip_disp);
+    }
+}
+END_TEST
+
+START_TEST(test_branch_targets)
+{
+    struct hp_x86_insn in;
+    const uint8_t jne[] = {0x75, 0x10};
+    ck_assert_int_eq(hp_x86_decode(jne, 2, &in), 2);
+    ck_assert_int_eq(in.cc, 5);
+    ck_assert(in.target == (uint64_t)(uintptr_t)jne + 2 + 0x10);
+    const uint8_t back[] = {0xeb, 0xfe}; /* jmp to itself */
+    ck_assert_int_eq(hp_x86_decode(back, 2, &in), 2);
+    ck_assert(in.target == (uint64_t)(uintptr_t)back);
+    const uint8_t ja[] = {0x0f, 0x87, 0xf0, 0xff, 0xff, 0xff}; /* -16 */
+    ck_assert_int_eq(hp_x86_decode(ja, 6, &in), 6);
+    ck_assert_int_eq(in.cc, 7);
+    ck_assert(in.target == (uint64_t)(uintptr_t)ja + 6 - 16);
+    const uint8_t call[] = {0xe8, 0x00, 0x01, 0x00, 0x00};
+    ck_assert_int_eq(hp_x86_decode(call, 5, &in), 5);
+    ck_assert(in.target == (uint64_t)(uintptr_t)call + 5 + 0x100);
+}
+END_TEST
+
+/* Every prefix combination stays within the 15-byte limit and the bytes given. */
+START_TEST(test_limits)
+{
+    uint8_t many[16];
+    memset(many, 0x66, sizeof many);
+    struct hp_x86_insn in;
+    ck_assert_int_eq(hp_x86_decode(many, 16, &in), 0);
+    const uint8_t rex_only[] = {0x48};
+    ck_assert_int_eq(hp_x86_decode(rex_only, 1, &in), 0);
+    const uint8_t imm_cut[] = {0x48, 0x81, 0xff, 0x00, 0x10};
+    ck_assert_int_eq(hp_x86_decode(imm_cut, 5, &in), 0);
+}
+END_TEST
+
+/* A PLT entry stands for the function it jumps to; a function is itself. */
+static void *slot_target;
+static uint8_t fake_plt[16];
+
+START_TEST(test_resolve_plt)
+{
+    void *self = (void *)&hp_x86_decode;
+    ck_assert_ptr_eq(hp_patch_resolve(self), self);
+    slot_target = self;
+    /* endbr64; bnd jmp *slot_target(%rip) */
+    const uint8_t head[] = {0xf3, 0x0f, 0x1e, 0xfa, 0xf2, 0xff, 0x25};
+    memcpy(fake_plt, head, sizeof head);
+    int32_t d = (int32_t)((intptr_t)&slot_target - (intptr_t)(fake_plt + 11));
+    memcpy(fake_plt + 7, &d, 4);
+    ck_assert_ptr_eq(hp_patch_resolve(fake_plt), self);
+    ck_assert_ptr_eq(hp_patch_resolve(NULL), NULL);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("patch");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_decode);
+    tcase_add_test(tc, test_branch_targets);
+    tcase_add_test(tc, test_limits);
+    tcase_add_test(tc, test_resolve_plt);
+    suite_add_tcase(s, tc);
+    return hp_unit_run(s);
+}
