@@ -107,6 +107,18 @@ static int use_patched(void *in_use)
     return 0;
 }
 
+static void find_libc(void)
+{
+    *(void **)&hp_be.libc.malloc = dlsym(RTLD_NEXT, "__libc_malloc");
+    *(void **)&hp_be.libc.free = dlsym(RTLD_NEXT, "__libc_free");
+    *(void **)&hp_be.libc.calloc = dlsym(RTLD_NEXT, "__libc_calloc");
+    *(void **)&hp_be.libc.realloc = dlsym(RTLD_NEXT, "__libc_realloc");
+    *(void **)&hp_be.libc.memalign = dlsym(RTLD_NEXT, "__libc_memalign");
+    *(void **)&hp_be.libc.valloc = dlsym(RTLD_NEXT, "__libc_valloc");
+    *(void **)&hp_be.libc.pvalloc = dlsym(RTLD_NEXT, "__libc_pvalloc");
+    *(void **)&hp_be.libc.posix_memalign = dlsym(RTLD_NEXT, "__posix_memalign");
+}
+
 int hp_backend_init(const char *name, void *self_malloc, int patch, int *passthrough)
 {
     void *handle = RTLD_NEXT;
@@ -121,8 +133,11 @@ int hp_backend_init(const char *name, void *self_malloc, int patch, int *passthr
          * Failing that, everything the program frees came from it, so the shim can only
          * forward. */
         const char *why = "patch_allocator=0";
-        if (patch && hp_patch_allocator(in_use, &why) == 0)
+        find_libc();
+        if (patch && hp_patch_allocator(in_use, &why) == 0) {
+            hp_be.patched = 1;
             return use_patched(in_use);
+        }
         hp_be.why_not_patched = why;
         *passthrough = 1;
         handle = RTLD_DEFAULT;

@@ -34,9 +34,30 @@ struct hp_backend {
     char object[256];
     /* Passthrough: why the allocator in front of the shim was not patched. */
     const char *why_not_patched;
+    /* The allocator in front of the shim was patched (name "patched"). */
+    int patched;
+    /* With an allocator in front of the shim (patched or passthrough): glibc's own functions
+     * under their __libc_* names (the next definitions after the shim), which the shim's
+     * __libc_* entry points forward to, as they do without the shim. A malloc of the
+     * program's that wraps __libc_malloc would otherwise come back to itself. */
+    struct {
+        void *(*malloc)(size_t);
+        void (*free)(void *);
+        void *(*calloc)(size_t, size_t);
+        void *(*realloc)(void *, size_t);
+        void *(*memalign)(size_t, size_t);
+        void *(*valloc)(size_t);
+        void *(*pvalloc)(size_t);
+        int (*posix_memalign)(void **, size_t, size_t);
+    } libc;
 };
 
+
 extern struct hp_backend hp_be;
+
+/* Where the shim's __libc_* entry points go: glibc's (hp_be.libc) when an allocator sits in
+ * front of the shim, the shim's own paths otherwise. */
+static inline int hp_libc_forward(void) { return hp_be.patched || hp_be.why_not_patched; }
 
 /* Resolve the backend called `name` ("next" or "glibc"). self_malloc is the shim's own malloc,
  * used to detect an allocator that comes before the shim in symbol lookup (linked into the

@@ -2,6 +2,7 @@
  * line to the shim's allocation paths in alloc.c. */
 #include "hp.h"
 #include "backend.h"
+#include "bootstrap.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -41,10 +42,47 @@ HP_EXPORT void *reallocarray(void *p, size_t n, size_t size)
     return hp_realloc(p, total);
 }
 
-HP_EXPORT void *__libc_malloc(size_t size) { return malloc(size); }
-HP_EXPORT void __libc_free(void *p) { free(p); }
-HP_EXPORT void *__libc_calloc(size_t n, size_t size) { return calloc(n, size); }
-HP_EXPORT void *__libc_realloc(void *p, size_t size) { return realloc(p, size); }
+/* glibc's names for its own allocator. The shim's paths are called directly: "malloc" here
+ * would bind to the program's own malloc when it has one (see hp_libc_forward). Init comes
+ * first (hp_ready), so the first call already knows where to go; a call made during init (by
+ * the program's malloc, under the shim's dlsym) gets a bootstrap block, which the forwarding
+ * free and realloc recognise. */
+static inline int forward(void) { return hp_ready() && HP_UNLIKELY(hp_libc_forward()); }
+
+HP_EXPORT void *__libc_malloc(size_t size)
+{
+    if (forward() && hp_be.libc.malloc)
+        return hp_be.libc.malloc(size);
+    return hp_alloc(size, 0, 0);
+}
+
+HP_EXPORT void __libc_free(void *p)
+{
+    if (forward() && hp_be.libc.free && !hp_boot_owns(p)) {
+        hp_be.libc.free(p);
+        return;
+    }
+    hp_free(p);
+}
+
+HP_EXPORT void *__libc_calloc(size_t n, size_t size)
+{
+    if (forward() && hp_be.libc.calloc)
+        return hp_be.libc.calloc(n, size);
+    size_t total;
+    if (__builtin_mul_overflow(n, size, &total)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return hp_alloc(total, 0, 1);
+}
+
+HP_EXPORT void *__libc_realloc(void *p, size_t size)
+{
+    if (forward() && hp_be.libc.realloc && !hp_boot_owns(p))
+        return hp_be.libc.realloc(p, size);
+    return hp_realloc(p, size);
+}
 
 /* Tuning and statistics belong to the underlying allocator. */
 HP_EXPORT int mallopt(int param, int value)

@@ -31,7 +31,12 @@ static size_t page_size(void)
 }
 
 HP_EXPORT void *memalign(size_t align, size_t size) { return memalign_impl(align, size); }
-HP_EXPORT void *__libc_memalign(size_t align, size_t size) { return memalign_impl(align, size); }
+HP_EXPORT void *__libc_memalign(size_t align, size_t size)
+{
+    if (hp_ready() && HP_UNLIKELY(hp_libc_forward()) && hp_be.libc.memalign)
+        return hp_be.libc.memalign(align, size); /* see __libc_malloc */
+    return memalign_impl(align, size);
+}
 
 HP_EXPORT void *aligned_alloc(size_t align, size_t size)
 {
@@ -42,7 +47,14 @@ HP_EXPORT void *aligned_alloc(size_t align, size_t size)
     return memalign_impl(align, size);
 }
 
+static int posix_memalign_impl(void **out, size_t align, size_t size);
+
 HP_EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+    return posix_memalign_impl(out, align, size);
+}
+
+static int posix_memalign_impl(void **out, size_t align, size_t size)
 {
     if (!hp_is_pow2(align) || align % sizeof(void *))
         return EINVAL;
@@ -57,11 +69,19 @@ HP_EXPORT int posix_memalign(void **out, size_t align, size_t size)
 
 HP_EXPORT int __posix_memalign(void **out, size_t align, size_t size)
 {
-    return posix_memalign(out, align, size);
+    if (hp_ready() && HP_UNLIKELY(hp_libc_forward()) && hp_be.libc.posix_memalign)
+        return hp_be.libc.posix_memalign(out, align, size);
+    return posix_memalign_impl(out, align, size);
 }
 
 HP_EXPORT void *valloc(size_t size) { return memalign_impl(page_size(), size); }
-HP_EXPORT void *__libc_valloc(size_t size) { return valloc(size); }
+
+HP_EXPORT void *__libc_valloc(size_t size)
+{
+    if (hp_ready() && HP_UNLIKELY(hp_libc_forward()) && hp_be.libc.valloc)
+        return hp_be.libc.valloc(size);
+    return memalign_impl(page_size(), size);
+}
 
 HP_EXPORT void *pvalloc(size_t size)
 {
@@ -74,4 +94,9 @@ HP_EXPORT void *pvalloc(size_t size)
     return memalign_impl(ps, rounded ? rounded : ps);
 }
 
-HP_EXPORT void *__libc_pvalloc(size_t size) { return pvalloc(size); }
+HP_EXPORT void *__libc_pvalloc(size_t size)
+{
+    if (hp_ready() && HP_UNLIKELY(hp_libc_forward()) && hp_be.libc.pvalloc)
+        return hp_be.libc.pvalloc(size);
+    return pvalloc(size);
+}
