@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/syscall.h>
@@ -142,6 +143,15 @@ int hp_init_slow(void)
 }
 
 #ifndef HP_UNIT_TEST
+/* quick_exit runs at_quick_exit handlers and ends in glibc's own _exit (not the interposed
+ * one): the profile is written by a handler registered before the program's, so it runs after
+ * them and their frees count. */
+static void on_quick_exit(void)
+{
+    if (hp_profiling)
+        hp_dump_at__exit();
+}
+
 /* After libc's own constructors: work that needs a working libc (dlopen, threads, signals). */
 __attribute__((constructor(101))) static void hp_constructor(void)
 {
@@ -152,6 +162,7 @@ __attribute__((constructor(101))) static void hp_constructor(void)
     hp_tls.depth++;
     hp_stack_late_init();
     hp_dump_late_init();
+    at_quick_exit(on_quick_exit);
     hp_leave();
 }
 

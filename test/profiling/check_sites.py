@@ -2,7 +2,7 @@
 """Check heapprof-report's JSON for the test programs in test/profiling against the numbers
 those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXTRA...]
 KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | sigdump |
-interval | interval_child | forked_exit | vfork_exit | many_threads | ext_api | killed | killed_early | vfork_kill.
+interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads | ext_api | killed | killed_early | vfork_kill.
 Prints one line per failed expectation and exits 1 if there was any."""
 import json
 import sys
@@ -217,6 +217,11 @@ def main():
     elif kind == "vfork_exit":
         sites = by_site(doc)
         site(sites, "site_before", alloc_count=100, total_size=10000, live_count=0)
+        site(sites, "site_after", alloc_count=50, total_size=10000, live_count=0)
+        expect(f"dump_reason {doc['process']['dump_reason']}", doc["process"]["dump_reason"] == "exit")
+    elif kind == "quick_exit":
+        sites = by_site(doc)
+        site(sites, "site_before", alloc_count=100, total_size=10000, live_count=100)
         site(sites, "site_after", alloc_count=50, total_size=10000, live_count=0)
         expect(f"dump_reason {doc['process']['dump_reason']}", doc["process"]["dump_reason"] == "exit")
     elif kind == "interval":

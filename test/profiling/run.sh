@@ -364,6 +364,20 @@ if run "$name" "" "$out/gcc/vfork_exit"; then
     fi
 fi
 
+# quick_exit: the profile is written after the program's at_quick_exit handlers; status kept.
+gcc -O1 -g -o "$out/gcc/quick_exit" test/profiling/quick_exit.c
+name=quick-exit
+rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf" LD_PRELOAD="$shim" "$out/gcc/quick_exit" 2>"$tmp/$name.err"
+st=$?
+if [ $st -ne 3 ] || ! grep -q "handler ran" "$tmp/$name.err"; then
+    bad "$name" "status $st, expected 3: $(head -c 300 "$tmp/$name.err")"
+elif [ "$(ls "$tmp/$name" | wc -l)" -ne 1 ]; then
+    bad "$name" "files: $(ls "$tmp/$name" | tr '\n' ' ')"
+else
+    check "$name" quick_exit "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+fi
+
 # heapprof-run: default file name, -o with %p, message on stderr, exit status kept.
 name=heapprof-run
 (cd "$tmp" && "$top/scripts/heapprof-run" "$out/gcc/sites" >/dev/null 2>"$tmp/run.err")
