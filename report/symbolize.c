@@ -103,6 +103,17 @@ struct hr_symbolizer *hr_symbolizer_new(const struct hr_profile *p, FILE *warn)
             /* A path with an embedded NUL is not the file it claims to be. */
             if (!hr_is_file_path(m->path) || strlen(m->path) != m->rec->path.len)
                 continue;
+            /* The same file at the same bias in another record (a program that remapped part
+             * of its own text, as node does): one libdwfl module serves both. libdwfl must not
+             * be given one file twice over overlapping addresses (it then crashed in libelf). */
+            size_t j = 0;
+            while (j < i && !(s->mods[j].dwmod && s->mods[j].rec->load_bias == m->rec->load_bias &&
+                              strcmp(s->mods[j].path, m->path) == 0))
+                j++;
+            if (j < i) {
+                m->dwmod = s->mods[j].dwmod;
+                continue;
+            }
             /* add_p_vaddr = true: libdwfl then takes base as the bias (run-time address minus
              * ELF vaddr), which is exactly what the profile's load_bias is. */
             m->dwmod = dwfl_report_elf(s->dwfl, m->path, m->path, -1, m->rec->load_bias, true);

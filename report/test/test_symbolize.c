@@ -215,6 +215,52 @@ START_TEST(missing_file_vdso_and_unmapped)
 }
 END_TEST
 
+/* One file in two MODULE records with the same load bias (node remaps part of its own text
+ * and the shim saw two mappings of /usr/bin/node): both resolve, and libdwfl is not handed the
+ * same file twice over overlapping addresses (that crashed inside libelf). */
+START_TEST(same_file_twice)
+{
+    struct self_module m;
+    self_module(&m);
+    hr_test_caller();
+    uint64_t pcs[2] = {(uint64_t)(uintptr_t)&hr_test_target + 1, captured_ra};
+    struct ht_buf b = {0};
+    ht_file_header(&b);
+    struct hpf_process pr = {.pid = (uint32_t)getpid()};
+    ht_process(&b, &pr, "glibc", m.path, NULL);
+    struct hpf_summary sm = {0};
+    ht_record(&b, HPF_REC_SUMMARY, &sm, sizeof sm);
+    /* The first record has every segment but the executable one, the second only that. */
+    struct hpf_segment rest[16];
+    uint32_t nrest = 0, x = 0;
+    for (uint32_t i = 0; i < m.nsegs; i++) {
+        if (m.segs[i].prot & 4)
+            x = i;
+        else
+            rest[nrest++] = m.segs[i];
+    }
+    ht_module(&b, m.bias, rest, nrest, m.build_id, m.build_id_len, m.path);
+    ht_module(&b, m.bias, &m.segs[x], 1, m.build_id, m.build_id_len, m.path);
+    ht_stack(&b, 1, pcs, 2);
+    struct hpf_hib h = {.context_id = 1, .alloc_count = 1, .total_size = 10};
+    ht_record(&b, HPF_REC_HIB, &h, sizeof h);
+    ht_end(&b);
+    struct hr_profile p;
+    char err[HR_ERR_MAX];
+    ck_assert_msg(hr_profile_parse(&p, "twice.hpf", b.data, b.len, err) == 0, "%s", err);
+    struct hr_symbolizer *s = hr_symbolizer_new(&p, NULL);
+    ck_assert_ptr_nonnull(s);
+    struct hr_frame f;
+    hr_symbolize(s, pcs[0], &f);
+    ck_assert_str_eq(f.function, "hr_test_target");
+    ck_assert_str_eq(f.module, m.path);
+    hr_symbolize(s, pcs[1], &f);
+    ck_assert_str_eq(f.function, "hr_test_caller");
+    hr_symbolizer_free(s);
+    hr_profile_free(&p);
+}
+END_TEST
+
 START_TEST(text_and_json_frames)
 {
     struct self_module m;
@@ -264,6 +310,7 @@ int main(void)
     tcase_add_test(tc, own_functions);
     tcase_add_test(tc, build_id_mismatch_warns_once);
     tcase_add_test(tc, missing_file_vdso_and_unmapped);
+    tcase_add_test(tc, same_file_twice);
     tcase_add_test(tc, text_and_json_frames);
     tcase_add_test(tc, demangling);
     suite_add_tcase(s, tc);
