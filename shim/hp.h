@@ -142,7 +142,9 @@ void hp_signals_init(void);  /* take over the kill signals left at SIG_DFL (dump
 void hp_die_by(int sig, int resend);
 int hp_sig_candidate(int sig);            /* a signal the shim may take over */
 int hp_sig_is_ours(void (*h)(int));       /* the shim's handler */
-int hp_sig_shown(int sig, struct sigaction *out); /* taken over: what the program set (SIG_DFL) */
+int hp_sig_shown(int sig, struct sigaction *out); /* taken over or wrapped: what the program set */
+/* The handler to show the program for h, the old handler a signal function found for sig. */
+void (*hp_sig_shown_handler(int sig, void (*h)(int)))(int);
 void hp_sig_settle(int sig);  /* the program changed sig: take over a SIG_DFL, else let go */
 void hp_signals_resolve(void); /* signals.c: find glibc's signal functions now */
 extern char hp_exe_name[256];

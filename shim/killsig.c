@@ -9,7 +9,8 @@
  *
  * The program must not notice: the signal functions are interposed so that a query answers
  * SIG_DFL (with the flags and mask the program set), a program's own handler or SIG_IGN
- * replaces the shim's, and setting SIG_DFL again brings the shim's back. Signals ignored or
+ * replaces the shim's, and setting SIG_DFL again brings the shim's back; a handler installed
+ * with SA_RESETHAND is reset by the shim rather than the kernel (on_oneshot). Signals ignored or
  * handled when the shim starts (nohup's SIGHUP) are left alone, and exec resets handlers as
  * always. Code that calls glibc's __sigaction or the system call directly goes around this;
  * it then sees the shim's handler. */
@@ -109,19 +110,63 @@ static void take_over(int sig, const struct sigaction *cur)
         __atomic_fetch_or(&managed, (uint64_t)1 << sig, __ATOMIC_ACQ_REL);
 }
 
-int hp_sig_is_ours(void (*h)(int)) { return h == (void (*)(int))(void *)on_kill; }
+/* ---------- one-shot handlers ----------
+ * A handler installed with SA_RESETHAND (sysv_signal's, node's for SIGINT and SIGTERM) is
+ * reset to SIG_DFL by the kernel when the signal arrives, behind the signal functions: a
+ * handler that then raises the signal again (to die of it, as node does) would die without a
+ * profile. So such a handler is installed through on_oneshot without the flag: on_oneshot
+ * makes the reset itself, as a SIG_DFL the shim takes over, and calls the program's handler.
+ * The signal stays blocked while it runs unless the program asked for SA_NODEFER, as with
+ * the kernel's reset. */
+static struct sigaction oneshot[65]; /* the program's handler, flags and mask */
+static uint64_t oneshot_set;         /* bit per signal whose handler is on_oneshot */
+
+static int is_oneshot(int sig) { return (__atomic_load_n(&oneshot_set, __ATOMIC_ACQUIRE) >> sig) & 1; }
+
+static void on_oneshot(int sig, siginfo_t *si, void *uc)
+{
+    struct sigaction prog = oneshot[sig];
+    struct sigaction dfl = prog;
+    dfl.sa_handler = SIG_DFL;
+    __atomic_fetch_and(&oneshot_set, ~((uint64_t)1 << sig), __ATOMIC_ACQ_REL);
+    take_over(sig, &dfl);
+    if (prog.sa_flags & SA_SIGINFO)
+        prog.sa_sigaction(sig, si, uc);
+    else if (prog.sa_handler != SIG_DFL && prog.sa_handler != SIG_IGN)
+        prog.sa_handler(sig);
+}
+
+/* Install cur (the program's one-shot handler, just set) through on_oneshot. */
+static void wrap_oneshot(int sig, const struct sigaction *cur)
+{
+    struct sigaction sa = *cur;
+    sa.sa_sigaction = on_oneshot;
+    sa.sa_flags = (cur->sa_flags & ~SA_RESETHAND) | SA_SIGINFO;
+    oneshot[sig] = *cur;
+    if (__sigaction(sig, &sa, NULL) == 0)
+        __atomic_fetch_or(&oneshot_set, (uint64_t)1 << sig, __ATOMIC_ACQ_REL);
+}
+
+int hp_sig_is_ours(void (*h)(int))
+{
+    return h == (void (*)(int))(void *)on_kill || h == (void (*)(int))(void *)on_oneshot;
+}
 
 /* After the program changed sig's disposition through a real signal function: take over a
- * SIG_DFL, forget the signal otherwise. */
+ * SIG_DFL, wrap a one-shot handler, forget the signal otherwise. */
 void hp_sig_settle(int sig)
 {
     struct sigaction cur;
     if (__sigaction(sig, NULL, &cur) != 0 || hp_sig_is_ours(cur.sa_handler))
         return; /* still the shim's (sigset's SIG_HOLD only blocks the signal) */
-    if (cur.sa_handler == SIG_DFL)
+    __atomic_fetch_and(&oneshot_set, ~((uint64_t)1 << sig), __ATOMIC_ACQ_REL);
+    if (cur.sa_handler == SIG_DFL) {
         take_over(sig, &cur);
-    else
-        __atomic_fetch_and(&managed, ~((uint64_t)1 << sig), __ATOMIC_ACQ_REL);
+        return;
+    }
+    __atomic_fetch_and(&managed, ~((uint64_t)1 << sig), __ATOMIC_ACQ_REL);
+    if ((cur.sa_flags & SA_RESETHAND) && cur.sa_handler != SIG_IGN)
+        wrap_oneshot(sig, &cur);
 }
 
 void hp_signals_init(void)
@@ -140,9 +185,24 @@ void hp_signals_init(void)
 
 int hp_sig_shown(int sig, struct sigaction *out)
 {
-    if (!hp_sig_candidate(sig) || !is_managed(sig))
+    if (!hp_sig_candidate(sig))
+        return 0;
+    if (is_oneshot(sig)) {
+        if (out)
+            *out = oneshot[sig];
+        return 1;
+    }
+    if (!is_managed(sig))
         return 0;
     if (out)
         *out = shown[sig];
     return 1;
+}
+
+void (*hp_sig_shown_handler(int sig, void (*h)(int)))(int)
+{
+    struct sigaction sa;
+    if (h == (void (*)(int))(void *)on_oneshot && hp_sig_shown(sig, &sa))
+        return sa.sa_handler;
+    return hp_sig_is_ours(h) ? SIG_DFL : h;
 }

@@ -70,8 +70,7 @@ typedef void (*handler_t)(int);
         }                                                                   \
         handler_t r = f(sig, h);                                            \
         if (hp_sig_candidate(sig) && r != SIG_ERR) {                        \
-            if (hp_sig_is_ours(r))                                          \
-                r = SIG_DFL;                                                \
+            r = hp_sig_shown_handler(sig, r);                               \
             hp_sig_settle(sig);                                             \
         }                                                                   \
         return r;                                                           \

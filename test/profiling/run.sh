@@ -186,7 +186,7 @@ done
 # killed_result NAME SIG STATUS KIND: the run ended by SIG (a name: TERM, ...), and its profile
 # passes check KIND with the signal's number.
 killed_result() {
-    case $2 in HUP) num=1 ;; INT) num=2 ;; ABRT) num=6 ;; SEGV) num=11 ;; TERM | RERAISE) num=15 ;; esac
+    case $2 in HUP) num=1 ;; INT) num=2 ;; ABRT) num=6 ;; SEGV) num=11 ;; TERM | RERAISE | RESETHAND | SYSV) num=15 ;; esac
     if [ "$3" -ne $((128 + num)) ]; then
         bad "$1" "exit status $3, expected $((128 + num)) (SIG$2): $(head -c 300 "$tmp/$1.err")"
     else
@@ -216,7 +216,7 @@ done
 # Crashes: abort() (where an uncaught std::bad_alloc ends) and a fault still leave the profile,
 # and still end the process by that signal; so does SIGTERM to a handler of the program's that
 # restores SIG_DFL and raises it again.
-for sig in ABRT SEGV RERAISE; do
+for sig in ABRT SEGV RERAISE RESETHAND SYSV; do
     name=killed-$sig
     rm -rf "$tmp/$name"
     mkdir -p "$tmp/$name"

@@ -95,6 +95,50 @@ START_TEST(test_settle_gives_back_and_takes_again)
 }
 END_TEST
 
+/* A one-shot handler (SA_RESETHAND) is installed through the shim's wrapper, shown as the
+ * program set it, and reset by the wrapper: inside the handler and after it, the signal is a
+ * SIG_DFL the shim holds. */
+static volatile int oneshot_runs;
+static volatile int oneshot_saw_default;
+
+static void on_oneshot_prog(int sig)
+{
+    struct sigaction now;
+    oneshot_runs++;
+    oneshot_saw_default = hp_sig_shown(sig, &now) && now.sa_handler == SIG_DFL &&
+                          hp_sig_is_ours(kernel_handler(sig));
+}
+
+START_TEST(test_oneshot_handler_is_reset_by_the_shim)
+{
+    set_disp(SIGTERM, SIG_DFL, 0);
+    hp_opt.dump_signal = 0;
+    hp_signals_init();
+    set_disp(SIGTERM, on_oneshot_prog, SA_RESETHAND | SA_RESTART); /* as forwarded */
+    hp_sig_settle(SIGTERM);
+    struct sigaction shown, kern;
+    ck_assert(hp_sig_shown(SIGTERM, &shown));
+    ck_assert_ptr_eq((void *)shown.sa_handler, (void *)on_oneshot_prog);
+    ck_assert(shown.sa_flags & SA_RESETHAND);
+    ck_assert_int_eq(__sigaction(SIGTERM, NULL, &kern), 0);
+    ck_assert(hp_sig_is_ours(kern.sa_handler));
+    ck_assert(!(kern.sa_flags & SA_RESETHAND));
+    ck_assert(kern.sa_flags & SA_RESTART);
+    ck_assert_ptr_eq((void *)hp_sig_shown_handler(SIGTERM, kern.sa_handler), (void *)on_oneshot_prog);
+    raise(SIGTERM);
+    ck_assert_int_eq(oneshot_runs, 1);
+    ck_assert(oneshot_saw_default);
+    ck_assert(hp_sig_shown(SIGTERM, &shown));
+    ck_assert_ptr_eq((void *)shown.sa_handler, (void *)SIG_DFL);
+    ck_assert_ptr_eq((void *)hp_sig_shown_handler(SIGTERM, kernel_handler(SIGTERM)), (void *)SIG_DFL);
+    /* An SA_RESETHAND SIG_IGN is just SIG_IGN: let go. */
+    set_disp(SIGTERM, SIG_IGN, SA_RESETHAND);
+    hp_sig_settle(SIGTERM);
+    ck_assert(!hp_sig_shown(SIGTERM, NULL));
+    ck_assert_ptr_eq((void *)kernel_handler(SIGTERM), (void *)SIG_IGN);
+}
+END_TEST
+
 /* A child that takes SIGTERM over, then gets it: it must die of SIGTERM (no profiling in the
  * unit test, so the handler goes straight to the default action). */
 START_TEST(test_taken_signal_still_kills)
@@ -188,6 +232,7 @@ int main(void)
     tcase_add_test(tc, test_takes_default_signals_only);
     tcase_add_test(tc, test_dump_signal_is_not_taken);
     tcase_add_test(tc, test_settle_gives_back_and_takes_again);
+    tcase_add_test(tc, test_oneshot_handler_is_reset_by_the_shim);
     tcase_add_test(tc, test_taken_signal_still_kills);
     tcase_add_test(tc, test_die_by_restores_default);
     tcase_add_test(tc, test_crashes_end_as_crashes);
