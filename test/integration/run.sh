@@ -16,6 +16,7 @@ PROGS=$ROOT/build/progs
 SRC=$ROOT/test/progs
 JEMALLOC=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
 TCMALLOC=/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4
+MIMALLOC=/usr/lib/x86_64-linux-gnu/libmimalloc.so.2
 PROG_TIMEOUT=60
 REAL_TIMEOUT=120
 
@@ -307,6 +308,7 @@ for prog in t_libc t_stl t_first_race t_fork t_realloc t_late_free t_threads \
     real/python3_pymalloc_off real/git; do
     preload_test "$JEMALLOC" jemalloc $prog
     preload_test "$TCMALLOC" tcmalloc $prog
+    preload_test "$MIMALLOC" mimalloc $prog
 done
 
 for script in "$ROOT"/test/integration/real/*.sh; do

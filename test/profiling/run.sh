@@ -91,12 +91,13 @@ for cc in gcc clang; do
     fi
 done
 
-for be in glibc jemalloc tcmalloc; do
+for be in glibc jemalloc tcmalloc mimalloc; do
     name=sites-backend-$be
     case $be in
     glibc) pre=""; opt="backend=glibc" ;;
     jemalloc) pre=$(ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -1); opt="" ;;
     tcmalloc) pre=$(ls /usr/lib/*/libtcmalloc_minimal.so.4 2>/dev/null | head -1); opt="" ;;
+    mimalloc) pre=$(ls /usr/lib/*/libmimalloc.so.2 2>/dev/null | head -1); opt="" ;;
     esac
     if [ $be != glibc ] && [ -z "$pre" ]; then bad "$name" "lib$be not installed"; continue; fi
     rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
@@ -152,11 +153,12 @@ for cc in gcc clang; do
     fi
 done
 # An allocator preloaded before the shim comes first in symbol lookup too: patched the same way.
-for be in jemalloc tcmalloc; do
+for be in jemalloc tcmalloc mimalloc; do
     name=preloaded-first-$be
     case $be in
     jemalloc) pre=$(ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -1) ;;
     tcmalloc) pre=$(ls /usr/lib/*/libtcmalloc_minimal.so.4 2>/dev/null | head -1) ;;
+    mimalloc) pre=$(ls /usr/lib/*/libmimalloc.so.2 2>/dev/null | head -1) ;;
     esac
     if [ -z "$pre" ]; then bad "$name" "lib$be not installed"; continue; fi
     rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
