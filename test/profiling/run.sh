@@ -380,6 +380,22 @@ else
     check "$name" quick_exit "$(ls "$tmp/$name"/p.*.hpf | head -1)"
 fi
 
+# heapprof-run --backend: the allocator is preloaded after the shim and is its backend.
+for be in jemalloc tcmalloc mimalloc; do
+    name=heapprof-run-backend-$be
+    rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+    if "$top/scripts/heapprof-run" -q -o "$tmp/$name/p.%p.hpf" --backend $be -- "$out/gcc/sites" >/dev/null 2>"$tmp/$name.err"; then
+        f=$(ls "$tmp/$name"/p.*.hpf | head -1)
+        if "$report" "$f" 2>/dev/null | grep -q "backend *next"; then
+            check "$name" exit "$f"
+        else
+            bad "$name" "backend line: $("$report" "$f" 2>&1 | grep backend)"
+        fi
+    else
+        bad "$name" "exit status $?: $(head -c 300 "$tmp/$name.err")"
+    fi
+done
+
 # heapprof-run: default file name, -o with %p, message on stderr, exit status kept.
 name=heapprof-run
 (cd "$tmp" && "$top/scripts/heapprof-run" "$out/gcc/sites" >/dev/null 2>"$tmp/run.err")
