@@ -54,6 +54,19 @@ static void fill(void *handle, const char *prefix, const void *base)
         LOOK_PLAIN(dallocx, "dallocx");
     }
 #undef LOOK_PLAIN
+    /* Tuning and statistics calls: when the allocator has none, the program's call would have
+     * reached the next definition (glibc's, about glibc's own heap), so the shim's forwards
+     * there too rather than failing. */
+#define NEXT_STAT(field, sym)                                                                  \
+    if (!hp_be.field)                                                                           \
+        *(void **)&hp_be.field = dlsym(RTLD_NEXT, sym)
+    NEXT_STAT(mallopt, "mallopt");
+    NEXT_STAT(mallinfo, "mallinfo");
+    NEXT_STAT(mallinfo2, "mallinfo2");
+    NEXT_STAT(malloc_trim, "malloc_trim");
+    NEXT_STAT(malloc_stats, "malloc_stats");
+    NEXT_STAT(malloc_info, "malloc_info");
+#undef NEXT_STAT
 }
 
 /* A non-PIE executable that takes malloc's address makes its PLT slot the canonical address:

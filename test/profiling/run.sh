@@ -152,6 +152,27 @@ for cc in gcc clang; do
         bad "$name" "cannot build sites_cxx.cc with tcmalloc"
     fi
 done
+# The tuning and statistics calls a linked-in allocator lacks still reach glibc's, as without
+# the shim (tcmalloc has no malloc_info; t_mallapi checks they all answer).
+for al in tcmalloc; do
+    name=linked-mallapi-$al
+    extra="-Wl,-Bstatic -ltcmalloc_minimal -Wl,-Bdynamic -lstdc++ -lm"
+    # shellcheck disable=SC2086
+    if ! gcc -O1 -g -pthread -Itest/progs -o "$out/gcc/t_mallapi-$al" test/progs/t_mallapi.c $extra; then
+        bad "$name" "cannot build t_mallapi.c with $al"
+        continue
+    fi
+    "$out/gcc/t_mallapi-$al" >"$tmp/$name.bare" 2>&1
+    bst=$?
+    HEAPPROF_OPTIONS="output=$tmp/$name.%p.hpf" LD_PRELOAD="$shim" "$out/gcc/t_mallapi-$al" >"$tmp/$name.shim" 2>&1
+    sst=$?
+    if [ $bst -ne $sst ] || ! cmp -s "$tmp/$name.bare" "$tmp/$name.shim"; then
+        bad "$name" "bare status $bst, shim $sst: $(diff "$tmp/$name.bare" "$tmp/$name.shim" | head -c 300 | tr '\n' ' ')"
+    else
+        ok "$name"
+    fi
+done
+
 # An allocator preloaded before the shim comes first in symbol lookup too: patched the same way.
 for be in jemalloc tcmalloc mimalloc; do
     name=preloaded-first-$be
