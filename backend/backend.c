@@ -84,6 +84,21 @@ static int reaches_shim(void *fn)
     return 0;
 }
 
+/* Whether the allocator's aligned_alloc (aa, may be NULL) rejects alignments that are not
+ * powers of two, and the name of the object holding fn, for messages. */
+static void finish_backend(void *aa, void *fn)
+{
+    if (aa) {
+        void *r = ((void *(*)(size_t, size_t))aa)(3, 16);
+        hp_be.aligned_alloc_strict = r == NULL;
+        if (r)
+            hp_be.free(r);
+    }
+    Dl_info info;
+    if (dladdr(fn, &info) && info.dli_fname)
+        hp_strlcpy(hp_be.object, info.dli_fname, sizeof hp_be.object);
+}
+
 /* The allocator that comes before the shim now leads to it (backend/patch.c): the backend is
  * that allocator's original code. */
 static int use_patched(void *in_use)
@@ -107,16 +122,7 @@ static int use_patched(void *in_use)
         hp_error("the patched allocator has no malloc or free");
         return -1;
     }
-    void *(*aa)(size_t, size_t) = (void *(*)(size_t, size_t))hp_patch_original("aligned_alloc");
-    if (aa) {
-        void *r = aa(3, 16);
-        hp_be.aligned_alloc_strict = r == NULL;
-        if (r)
-            hp_be.free(r);
-    }
-    Dl_info info;
-    if (dladdr(in_use, &info) && info.dli_fname)
-        hp_strlcpy(hp_be.object, info.dli_fname, sizeof hp_be.object);
+    finish_backend(hp_patch_original("aligned_alloc"), in_use);
     return 0;
 }
 
@@ -176,15 +182,6 @@ int hp_backend_init(const char *name, void *self_malloc, int patch, int *passthr
         hp_error("the allocator providing %s has no matching free", sym);
         return -1;
     }
-    void *(*aa)(size_t, size_t) = (void *(*)(size_t, size_t))same_object(handle, "aligned_alloc", base);
-    if (aa) {
-        void *r = aa(3, 16);
-        hp_be.aligned_alloc_strict = r == NULL;
-        if (r)
-            hp_be.free(r);
-    }
-    Dl_info info;
-    if (dladdr((void *)hp_be.malloc, &info) && info.dli_fname)
-        hp_strlcpy(hp_be.object, info.dli_fname, sizeof hp_be.object);
+    finish_backend(same_object(handle, "aligned_alloc", base), (void *)hp_be.malloc);
     return 0;
 }

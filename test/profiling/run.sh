@@ -91,22 +91,33 @@ for cc in gcc clang; do
     fi
 done
 
-for be in glibc jemalloc tcmalloc mimalloc; do
-    name=sites-backend-$be
-    case $be in
-    glibc) pre=""; opt="backend=glibc" ;;
-    jemalloc) pre=$(ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -1); opt="" ;;
-    tcmalloc) pre=$(ls /usr/lib/*/libtcmalloc_minimal.so.4 2>/dev/null | head -1); opt="" ;;
-    mimalloc) pre=$(ls /usr/lib/*/libmimalloc.so.2 2>/dev/null | head -1); opt="" ;;
+# sites.c on each allocator: preloaded after the shim (its backend, "next"), and before it
+# (it comes first in symbol lookup: patched, backend/patch.c); glibc through backend=glibc.
+lib_of() {
+    case $1 in
+    jemalloc) ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -1 ;;
+    tcmalloc) ls /usr/lib/*/libtcmalloc_minimal.so.4 2>/dev/null | head -1 ;;
+    mimalloc) ls /usr/lib/*/libmimalloc.so.2 2>/dev/null | head -1 ;;
     esac
-    if [ $be != glibc ] && [ -z "$pre" ]; then bad "$name" "lib$be not installed"; continue; fi
-    rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
-    if timeout 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:dump_signal=12:$opt" \
-        LD_PRELOAD="$shim $pre" "$out/gcc/sites" signal >/dev/null 2>"$tmp/$name.err"; then
-        check "$name" exit "$(ls "$tmp/$name"/p.*.hpf | head -1)"
-    else
-        bad "$name" "exit status $?: $(head -c 300 "$tmp/$name.err")"
-    fi
+}
+for be in glibc jemalloc tcmalloc mimalloc; do
+    for order in second first; do
+        opt="" pre=""
+        case $be/$order in
+        glibc/first) continue ;;
+        glibc/second) opt="backend=glibc" ;;
+        *) pre=$(lib_of $be) ;;
+        esac
+        if [ $order = second ]; then name=sites-backend-$be preload="$shim $pre"; else name=preloaded-first-$be preload="$pre $shim"; fi
+        if [ $be != glibc ] && [ -z "$pre" ]; then bad "$name" "lib$be not installed"; continue; fi
+        rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+        if timeout 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:dump_signal=12:$opt" \
+            LD_PRELOAD="$preload" "$out/gcc/sites" signal >/dev/null 2>"$tmp/$name.err"; then
+            check "$name" exit "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+        else
+            bad "$name" "exit status $?: $(head -c 300 "$tmp/$name.err")"
+        fi
+    done
 done
 
 # Allocators linked into the program itself (the executable defines malloc, so LD_PRELOAD
@@ -170,24 +181,6 @@ for al in tcmalloc; do
         bad "$name" "bare status $bst, shim $sst: $(diff "$tmp/$name.bare" "$tmp/$name.shim" | head -c 300 | tr '\n' ' ')"
     else
         ok "$name"
-    fi
-done
-
-# An allocator preloaded before the shim comes first in symbol lookup too: patched the same way.
-for be in jemalloc tcmalloc mimalloc; do
-    name=preloaded-first-$be
-    case $be in
-    jemalloc) pre=$(ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -1) ;;
-    tcmalloc) pre=$(ls /usr/lib/*/libtcmalloc_minimal.so.4 2>/dev/null | head -1) ;;
-    mimalloc) pre=$(ls /usr/lib/*/libmimalloc.so.2 2>/dev/null | head -1) ;;
-    esac
-    if [ -z "$pre" ]; then bad "$name" "lib$be not installed"; continue; fi
-    rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
-    if timeout 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:dump_signal=12" \
-        LD_PRELOAD="$pre $shim" "$out/gcc/sites" signal >/dev/null 2>"$tmp/$name.err"; then
-        check "$name" exit "$(ls "$tmp/$name"/p.*.hpf | head -1)"
-    else
-        bad "$name" "exit status $?: $(head -c 300 "$tmp/$name.err")"
     fi
 done
 
