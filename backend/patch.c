@@ -30,10 +30,14 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <link.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #if defined(__x86_64__)
 
@@ -73,6 +77,7 @@ static const char *const names[] = {
 struct hook {
     const char *name;
     uint8_t *fn;       /* the object's function */
+    size_t size;       /* its ELF symbol size, 0 if unknown */
     void *shim_fn;     /* the shim's function of the same name */
     int moved;         /* bytes of fn the trampoline holds */
     uint8_t saved[JMP_LEN];
@@ -281,6 +286,130 @@ static void *self_handle(void)
     return dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
 }
 
+/* Add the function fn (size bytes, 0: unknown) as names[k], unless its address is already
+ * taken (an alias). -1 (and *why) when it cannot be patched. */
+static int add_hook(size_t k, void *fn, size_t size, void *self, const char **why)
+{
+    for (int j = 0; j < nhooks; j++) {
+        if (!hp_strcmp(hooks[j].name, names[k]))
+            return 0; /* found already */
+        uintptr_t a = (uintptr_t)hooks[j].fn, b = (uintptr_t)fn;
+        if (a == b)
+            return 0;
+        if ((a < b ? b - a : a - b) < JMP_LEN) {
+            *why = "two entry points lie closer together than a jump";
+            return -1;
+        }
+    }
+    struct hook *h = &hooks[nhooks++];
+    memset(h, 0, sizeof *h);
+    h->name = names[k];
+    h->fn = fn;
+    h->size = size;
+    h->shim_fn = dlsym(self, names[k]);
+    if (!h->shim_fn || h->shim_fn == fn) {
+        *why = "the shim lacks one of the allocator's functions";
+        return -1;
+    }
+    if (size && size < JMP_LEN) {
+        *why = "an entry point is shorter than a jump";
+        return -1;
+    }
+    return 0;
+}
+
+static int name_index(const char *s, size_t max)
+{
+    for (size_t k = 0; k < NNAMES; k++) {
+        const char *n = names[k];
+        size_t i = 0;
+        while (i < max && n[i] && n[i] == s[i])
+            i++;
+        if (!n[i] && i < max && !s[i])
+            return (int)k;
+    }
+    return -1;
+}
+
+/* The object's full symbol table (.symtab, read from its file; absent when stripped): global
+ * functions among names[] that the dynamic symbol table did not give. The file's addresses are
+ * placed by the object's malloc, whose run-time address is known. */
+static int symtab_scan(void *malloc_fn, void *base, void *self, const char **why)
+{
+    char path[4096];
+    Dl_info info;
+    if (!dladdr(malloc_fn, &info))
+        return 0;
+    const ElfW(Ehdr) *mem = base;
+    if (mem->e_type == ET_EXEC || !info.dli_fname || !info.dli_fname[0] ||
+        (uintptr_t)base == (uintptr_t)getauxval(AT_PHDR) - mem->e_phoff)
+        hp_strlcpy(path, "/proc/self/exe", sizeof path); /* the main program */
+    else
+        hp_strlcpy(path, info.dli_fname, sizeof path);
+    int fd = (int)hp_sys_open(path, O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    void *map = MAP_FAILED;
+    if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(ElfW(Ehdr)))
+        map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED)
+        return 0;
+    const uint8_t *f = map;
+    size_t fsize = (size_t)st.st_size;
+    const ElfW(Ehdr) *eh = map;
+    int r = 0;
+    const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(f + eh->e_shoff);
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh->e_shentsize != sizeof(ElfW(Shdr)) || eh->e_shoff > fsize ||
+        (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) > fsize - eh->e_shoff)
+        goto out;
+    for (unsigned i = 0; i < eh->e_shnum; i++) {
+        if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum ||
+            sh[i].sh_offset > fsize || sh[i].sh_size > fsize - sh[i].sh_offset)
+            continue;
+        const ElfW(Shdr) *strs = &sh[sh[i].sh_link];
+        if (strs->sh_offset > fsize || strs->sh_size > fsize - strs->sh_offset)
+            continue;
+        const ElfW(Sym) *syms = (const ElfW(Sym) *)(f + sh[i].sh_offset);
+        size_t nsyms = sh[i].sh_size / sizeof(ElfW(Sym));
+        const char *str = (const char *)(f + strs->sh_offset);
+        /* Where the file's addresses are now: the object's malloc is known. */
+        uintptr_t bias = 0;
+        int have_bias = 0;
+        for (size_t k = 0; k < nsyms && !have_bias; k++)
+            if (syms[k].st_name < strs->sh_size && ELF64_ST_TYPE(syms[k].st_info) == STT_FUNC &&
+                syms[k].st_shndx != SHN_UNDEF &&
+                name_index(str + syms[k].st_name, strs->sh_size - syms[k].st_name) == 0)
+                bias = (uintptr_t)malloc_fn - syms[k].st_value, have_bias = 1;
+        if (!have_bias)
+            break;
+        for (size_t k = 0; k < nsyms; k++) {
+            const ElfW(Sym) *y = &syms[k];
+            int bind = ELF64_ST_BIND(y->st_info);
+            if (y->st_name >= strs->sh_size || ELF64_ST_TYPE(y->st_info) != STT_FUNC ||
+                y->st_shndx == SHN_UNDEF || y->st_value == 0 || (bind != STB_GLOBAL && bind != STB_WEAK))
+                continue;
+            int idx = name_index(str + y->st_name, strs->sh_size - y->st_name);
+            if (idx < 0)
+                continue;
+            void *fn = (void *)(bias + y->st_value);
+            Dl_info fi;
+            if (!dladdr(fn, &fi) || fi.dli_fbase != base)
+                continue; /* not where the object is: the file is not what is loaded */
+            if (add_hook((size_t)idx, fn, y->st_size, self, why) != 0) {
+                r = -1;
+                goto out;
+            }
+        }
+        break;
+    }
+out:
+    munmap(map, fsize);
+    return r;
+}
+
 int hp_patch_allocator(void *malloc_fn, const char **why)
 {
     Dl_info info;
@@ -300,43 +429,27 @@ int hp_patch_allocator(void *malloc_fn, const char **why)
         return -1;
     }
     nhooks = 0;
-    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    /* The names the object exports, then those only its full symbol table has (an executable
+     * exports only what shared libraries use: a program linked with jemalloc keeps mallocx
+     * and sdallocx to itself, and a block of the shim's must not reach them unpatched). */
     for (size_t k = 0; k < NNAMES; k++) {
         void *fn = hp_patch_resolve(dlsym(RTLD_DEFAULT, names[k]));
         Dl_info fi;
         const ElfW(Sym) *sym = NULL;
         if (!fn || !dladdr1(fn, &fi, (void **)&sym, RTLD_DL_SYMENT) || fi.dli_fbase != base)
             continue;
-        int dup = 0;
-        for (int j = 0; j < nhooks; j++) {
-            uintptr_t a = (uintptr_t)hooks[j].fn, b = (uintptr_t)fn;
-            if (a == b)
-                dup = 1;
-            else if ((a < b ? b - a : a - b) < JMP_LEN) {
-                *why = "two entry points lie closer together than a jump";
-                return -1;
-            }
-        }
-        if (dup)
-            continue;
-        struct hook *h = &hooks[nhooks++];
-        memset(h, 0, sizeof *h);
-        h->name = names[k];
-        h->fn = fn;
-        h->shim_fn = dlsym(self, names[k]);
-        if (!h->shim_fn || h->shim_fn == fn) {
-            *why = "the shim lacks one of the allocator's functions";
+        if (add_hook(k, fn, sym ? sym->st_size : 0, self, why) != 0)
             return -1;
-        }
-        size_t size = sym ? sym->st_size : 0;
-        if (size && size < JMP_LEN) {
-            *why = "an entry point is shorter than a jump";
-            return -1;
-        }
-        if ((uintptr_t)fn < lo)
-            lo = (uintptr_t)fn;
-        if ((uintptr_t)fn + size + JMP_LEN > hi)
-            hi = (uintptr_t)fn + size + JMP_LEN;
+    }
+    if (symtab_scan(malloc_fn, base, self, why) != 0)
+        return -1;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int j = 0; j < nhooks; j++) {
+        uintptr_t a = (uintptr_t)hooks[j].fn;
+        if (a < lo)
+            lo = a;
+        if (a + hooks[j].size + JMP_LEN > hi)
+            hi = a + hooks[j].size + JMP_LEN;
     }
     if (nhooks == 0) {
         *why = "no allocator function found to patch";
@@ -353,9 +466,7 @@ int hp_patch_allocator(void *malloc_fn, const char **why)
     for (int j = 0; j < nhooks; j++) {
         struct hook *h = &hooks[j];
         uint8_t *slot = pages + (size_t)j * per;
-        Dl_info fi;
-        const ElfW(Sym) *sym = NULL;
-        size_t size = dladdr1(h->fn, &fi, (void **)&sym, RTLD_DL_SYMENT) && sym ? sym->st_size : 0;
+        size_t size = h->size;
         h->tramp = slot;
         h->moved = relocate(h->fn, size, h->tramp);
         if (!h->moved || branches_into(h->fn, size, h->moved)) {

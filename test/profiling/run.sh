@@ -253,16 +253,26 @@ if run "$name" "" "$out/gcc/vfork_kill"; then
     fi
 fi
 
-# jemalloc's own API (mallocx, rallocx, sdallocx, dallocx) in a program linked with jemalloc.
+# jemalloc's own API (mallocx, rallocx, sdallocx, dallocx) in a program linked with jemalloc,
+# as a shared library and linked in (then the executable keeps mallocx and friends out of its
+# dynamic symbol table: the patcher finds them in its full one).
 for cc in gcc clang; do
-    name=ext-api-$cc
-    if $cc -O2 -g -o "$out/$cc/ext_api" test/profiling/ext_api.c -ljemalloc; then
-        if run "$name" "" "$out/$cc/ext_api"; then
-            check "$name" ext_api "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+    for how in shared static; do
+        name=ext-api-$cc
+        jl="-ljemalloc"
+        if [ $how = static ]; then
+            name=ext-api-linked-$cc
+            jl="-Wl,-Bstatic -ljemalloc_pic -Wl,-Bdynamic -lm -ldl -lstdc++ -pthread"
         fi
-    else
-        bad "$name" "cannot build test/profiling/ext_api.c"
-    fi
+        # shellcheck disable=SC2086
+        if $cc -O2 -g -o "$out/$cc/ext_api-$how" test/profiling/ext_api.c $jl; then
+            if run "$name" "" "$out/$cc/ext_api-$how"; then
+                check "$name" ext_api "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+            fi
+        else
+            bad "$name" "cannot build test/profiling/ext_api.c ($how)"
+        fi
+    done
 done
 
 # Evictions from a tiny HIB table are merged back exactly; a program that closes every
