@@ -123,6 +123,8 @@ static int use_patched(void *in_use)
         return -1;
     }
     finish_backend(hp_patch_original("aligned_alloc"), in_use);
+    hp_info("patched %d entry points of %s, the allocator that comes before the shim",
+            hp_patch_count(), hp_be.object);
     return 0;
 }
 
