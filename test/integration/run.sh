@@ -250,6 +250,30 @@ exports_test() {
     fi
 }
 
+# The instruction decoder of the allocator patcher (backend/x86.c) against objdump, on the
+# first instructions of every function libc and libstdc++ export.
+x86_test() {
+    local name=x86-decoder lib msg
+    wanted "$name" || return 0
+    local bin=$TMP/x86_boundaries
+    if ! cc -O1 -I"$ROOT/backend" -o "$bin" "$ROOT/test/integration/x86_boundaries.c" "$ROOT/backend/x86.c" -ldl; then
+        bad "$name" "cannot build test/integration/x86_boundaries.c"
+        return 0
+    fi
+    for lib in /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libstdc++.so.6; do
+        if [ ! -f "$lib" ]; then
+            skip "$name/${lib##*/}" "$lib not found"
+            continue
+        fi
+        if msg=$(nm -D --defined-only "$lib" | awk '$2 == "T" || $2 == "W" {sub(/@.*/, "", $3); print $3}' |
+            sort -u | "$bin" "$lib" | python3 "$ROOT/test/integration/check_x86.py" "$lib" 2>&1); then
+            ok "$name/${lib##*/}"
+        else
+            bad "$name/${lib##*/}" "$(echo "$msg" | tail -3 | tr '\n' ' ')"
+        fi
+    done
+}
+
 # ---------------------------------------------------------------------------------------------
 # Real programs: each is a bash script in test/integration/real/ run in a scratch directory, bare
 # and with the whole process tree preloaded (bash included). A script prints only deterministic
@@ -281,6 +305,7 @@ if [ ! -f "$SHIM" ]; then
 fi
 
 exports_test
+[ "$(uname -m)" = x86_64 ] && x86_test
 
 for n in $(prog_names); do
     for cc in gcc clang; do
