@@ -214,8 +214,10 @@ static inline __attribute__((always_inline)) void *alloc_impl(size_t size, size_
         void *p;
         if (align > 16)
             p = hp_be.memalign ? hp_be.memalign(align, size) : NULL;
+        else if (zero && hp_be.calloc)
+            p = hp_be.calloc(1, size);
         else
-            p = zero ? (hp_be.calloc ? hp_be.calloc(1, size) : NULL) : hp_be.malloc(size);
+            p = hp_be.malloc(size); /* zeroed below when the allocator has no calloc */
         if (p && zero && !hp_be.calloc)
             memset(p, 0, size);
         return p;

@@ -163,6 +163,18 @@ for cc in gcc clang; do
         bad "$name" "cannot build sites_cxx.cc with tcmalloc"
     fi
 done
+# An allocator of the program's with only malloc and free: calloc still works, patched or not.
+gcc -O1 -g -o "$out/gcc/min_malloc" test/profiling/min_malloc.c
+for o in "" ":patch_allocator=0"; do
+    name=linked-min${o:+-nopatch}
+    if HEAPPROF_OPTIONS="output=$tmp/$name.%p.hpf$o" LD_PRELOAD="$shim" "$out/gcc/min_malloc" >"$tmp/$name.out" 2>"$tmp/$name.err" &&
+        grep -qx ok "$tmp/$name.out"; then
+        ok "$name"
+    else
+        bad "$name" "$(cat "$tmp/$name.out" "$tmp/$name.err" | head -c 300 | tr '\n' ' ')"
+    fi
+done
+
 # The tuning and statistics calls a linked-in allocator lacks still reach glibc's, as without
 # the shim (tcmalloc has no malloc_info; t_mallapi checks they all answer).
 for al in tcmalloc; do
