@@ -331,22 +331,16 @@ static int name_index(const char *s, size_t max)
     return -1;
 }
 
-/* The object's full symbol table (.symtab, read from its file; absent when stripped): global
- * functions among names[] that the dynamic symbol table did not give. The file's addresses are
- * placed by the object's malloc, whose run-time address is known. */
+/* The main program's full symbol table (.symtab, read from the file it runs from; absent
+ * when stripped): global functions among names[] that the dynamic symbol table did not give.
+ * (A shared library exports every global function a program can call.) The file's addresses
+ * are placed by the program's malloc, whose run-time address is known. */
 static int symtab_scan(void *malloc_fn, void *base, void *self, const char **why)
 {
-    char path[4096];
-    Dl_info info;
-    if (!dladdr(malloc_fn, &info))
-        return 0;
     const ElfW(Ehdr) *mem = base;
-    if (mem->e_type == ET_EXEC || !info.dli_fname || !info.dli_fname[0] ||
-        (uintptr_t)base == (uintptr_t)getauxval(AT_PHDR) - mem->e_phoff)
-        hp_strlcpy(path, "/proc/self/exe", sizeof path); /* the main program */
-    else
-        hp_strlcpy(path, info.dli_fname, sizeof path);
-    int fd = (int)hp_sys_open(path, O_RDONLY | O_CLOEXEC, 0);
+    if ((uintptr_t)base != (uintptr_t)getauxval(AT_PHDR) - mem->e_phoff)
+        return 0; /* not the main program */
+    int fd = (int)hp_sys_open("/proc/self/exe", O_RDONLY | O_CLOEXEC, 0);
     if (fd < 0)
         return 0;
     struct stat st;
