@@ -278,6 +278,54 @@ void *hp_patch_resolve(void *addr)
     return addr;
 }
 
+static int is_plt_entry(const void *addr)
+{
+    const uint8_t *p = addr;
+    if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa)
+        p += 4;
+    if (p[0] == 0xf2)
+        p++;
+    return p[0] == 0xff && p[1] == 0x25;
+}
+
+struct def_search {
+    const char *name;
+    void *fn;
+};
+
+static int find_definition(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct def_search *d = arg;
+    if (!info->dlpi_name || !info->dlpi_name[0])
+        return 0; /* the main program (its entry for the name is the PLT one) or the vdso */
+    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        return 0;
+    void *fn = dlsym(h, d->name);
+    Dl_info di;
+    int own = fn && dladdr(fn, &di) && di.dli_fname && !hp_strcmp(di.dli_fname, info->dlpi_name);
+    dlclose(h);
+    if (!own)
+        return 0;
+    d->fn = fn;
+    return 1;
+}
+
+/* The function a call of `name` from a library reaches: what dlsym answers, unless that is a
+ * PLT entry of the main program standing for the function (see hp_patch_resolve); then the
+ * first object in lookup order that defines it. Its slot may not be bound yet (lazy binding),
+ * so the slot is read only when no object says. */
+static void *definition_of(const char *name)
+{
+    void *fn = dlsym(RTLD_DEFAULT, name);
+    if (!fn || !is_plt_entry(fn))
+        return fn;
+    struct def_search d = {name, NULL};
+    dl_iterate_phdr(find_definition, &d);
+    return d.fn ? d.fn : hp_patch_resolve(fn);
+}
+
 static void *self_handle(void)
 {
     Dl_info info;
@@ -411,8 +459,8 @@ int hp_patch_allocator(void *malloc_fn, const char **why)
         *why = "already patched";
         return -1;
     }
-    malloc_fn = hp_patch_resolve(malloc_fn);
-    if (!dladdr(malloc_fn, &info)) {
+    malloc_fn = definition_of("malloc");
+    if (!malloc_fn || !dladdr(malloc_fn, &info)) {
         *why = "malloc is in no loaded object";
         return -1;
     }
@@ -427,7 +475,7 @@ int hp_patch_allocator(void *malloc_fn, const char **why)
      * exports only what shared libraries use: a program linked with jemalloc keeps mallocx
      * and sdallocx to itself, and a block of the shim's must not reach them unpatched). */
     for (size_t k = 0; k < NNAMES; k++) {
-        void *fn = hp_patch_resolve(dlsym(RTLD_DEFAULT, names[k]));
+        void *fn = definition_of(names[k]);
         Dl_info fi;
         const ElfW(Sym) *sym = NULL;
         if (!fn || !dladdr1(fn, &fi, (void **)&sym, RTLD_DL_SYMENT) || fi.dli_fbase != base)
@@ -507,7 +555,7 @@ void *hp_patch_original(const char *name)
     if (!patched)
         return NULL;
     /* The name itself, or a name sharing its address. */
-    void *fn = hp_patch_resolve(dlsym(RTLD_DEFAULT, name));
+    void *fn = definition_of(name);
     for (int j = 0; j < nhooks; j++)
         if (!hp_strcmp(hooks[j].name, name) || (fn && hooks[j].fn == fn))
             return hooks[j].backend;
@@ -515,6 +563,14 @@ void *hp_patch_original(const char *name)
 }
 
 int hp_patch_count(void) { return patched ? nhooks : 0; }
+
+void *hp_patch_patched(const char *name)
+{
+    for (int j = 0; patched && j < nhooks; j++)
+        if (!hp_strcmp(hooks[j].name, name))
+            return hooks[j].fn;
+    return NULL;
+}
 
 #else
 
@@ -534,5 +590,11 @@ void *hp_patch_original(const char *name)
 int hp_patch_count(void) { return 0; }
 
 void *hp_patch_resolve(void *addr) { return addr; }
+
+void *hp_patch_patched(const char *name)
+{
+    (void)name;
+    return NULL;
+}
 
 #endif

@@ -16,6 +16,8 @@ void *hp_patch_original(const char *name);
 /* Where a call of the function at addr goes: addr, or for a PLT entry that stands for the
  * function (a non-PIE program that takes its address), the function itself. */
 void *hp_patch_resolve(void *addr);
+/* The allocator's own function `name` that was patched (its address), or NULL. */
+void *hp_patch_patched(const char *name);
 /* How many entry points hp_patch_allocator patched (distinct addresses). */
 int hp_patch_count(void);
 

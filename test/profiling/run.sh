@@ -163,6 +163,19 @@ for cc in gcc clang; do
         bad "$name" "cannot build sites_cxx.cc with tcmalloc"
     fi
 done
+# A program built without -fPIE whose code takes the allocation functions' addresses (PLT entries
+# of its own stand for them, unbound while binding is lazy), with jemalloc preloaded first.
+name=preloaded-first-nopie
+gcc -O2 -g -fno-omit-frame-pointer -fno-pie -no-pie -Wl,-z,lazy -pthread -Ishim -o "$out/gcc/sites-nopie" \
+    test/profiling/sites.c test/profiling/take_addr.c
+rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+if timeout 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:dump_signal=12" \
+    LD_PRELOAD="$(lib_of jemalloc) $shim" "$out/gcc/sites-nopie" signal >/dev/null 2>"$tmp/$name.err"; then
+    check "$name" exit "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+else
+    bad "$name" "exit status $?: $(head -c 300 "$tmp/$name.err")"
+fi
+
 # An allocator of the program's with only malloc and free: calloc still works, patched or not.
 gcc -O1 -g -o "$out/gcc/min_malloc" test/profiling/min_malloc.c
 for o in "" ":patch_allocator=0"; do
