@@ -101,10 +101,10 @@ static void finish_backend(void *aa, void *fn)
 
 /* The allocator that comes before the shim now leads to it (backend/patch.c): the backend is
  * that allocator's original code. */
-static int use_patched(void *in_use)
+static int use_patched(void)
 {
     hp_be.name = "patched";
-    in_use = hp_patch_patched("malloc"); /* the function itself, not a PLT entry for it */
+    void *in_use = hp_patch_patched("malloc"); /* the function itself, not a PLT entry for it */
     const void *base = object_of(in_use);
     fill(RTLD_DEFAULT, "", base);
     /* Every entry point the shim calls must be the original code, never a patched entry. */
@@ -154,11 +154,10 @@ int hp_backend_init(const char *name, void *self_malloc, int patch, int *passthr
          * Failing that, everything the program frees came from it, so the shim can only
          * forward. */
         const char *why = "patch_allocator=0";
+        hp_be.in_front = 1;
         find_libc();
-        if (patch && hp_patch_allocator(in_use, &why) == 0) {
-            hp_be.patched = 1;
-            return use_patched(in_use);
-        }
+        if (patch && hp_patch_allocator(in_use, &why) == 0)
+            return use_patched();
         hp_be.why_not_patched = why;
         *passthrough = 1;
         handle = RTLD_DEFAULT;

@@ -34,8 +34,8 @@ struct hp_backend {
     char object[256];
     /* Passthrough: why the allocator in front of the shim was not patched. */
     const char *why_not_patched;
-    /* The allocator in front of the shim was patched (name "patched"). */
-    int patched;
+    /* An allocator comes before the shim in symbol lookup (patched, or passthrough). */
+    int in_front;
     /* With an allocator in front of the shim (patched or passthrough): glibc's own functions
      * under their __libc_* names (the next definitions after the shim), which the shim's
      * __libc_* entry points forward to, as they do without the shim. A malloc of the
@@ -57,7 +57,7 @@ extern struct hp_backend hp_be;
 
 /* Where the shim's __libc_* entry points go: glibc's (hp_be.libc) when an allocator sits in
  * front of the shim, the shim's own paths otherwise. */
-static inline int hp_libc_forward(void) { return hp_be.patched || hp_be.why_not_patched; }
+static inline int hp_libc_forward(void) { return hp_be.in_front; }
 
 /* Resolve the backend called `name` ("next" or "glibc"). self_malloc is the shim's own malloc,
  * used to detect an allocator that comes before the shim in symbol lookup (linked into the
