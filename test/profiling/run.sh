@@ -100,6 +100,17 @@ lib_of() {
     mimalloc) ls /usr/lib/*/libmimalloc.so.2 2>/dev/null | head -1 ;;
     esac
 }
+# sites_with NAME PRELOAD OPTIONS BINARY: BINARY's signal mode under LD_PRELOAD=PRELOAD, exact
+# counts at exit.
+sites_with() {
+    rm -rf "$tmp/$1"; mkdir -p "$tmp/$1"
+    if timeout 120 env HEAPPROF_OPTIONS="output=$tmp/$1/p.%p.hpf:dump_signal=12:$3" \
+        LD_PRELOAD="$2" "$4" signal >/dev/null 2>"$tmp/$1.err"; then
+        check "$1" exit "$(ls "$tmp/$1"/p.*.hpf | head -1)"
+    else
+        bad "$1" "exit status $?: $(head -c 300 "$tmp/$1.err")"
+    fi
+}
 for be in glibc jemalloc tcmalloc mimalloc; do
     for order in second first; do
         opt="" pre=""
@@ -110,13 +121,7 @@ for be in glibc jemalloc tcmalloc mimalloc; do
         esac
         if [ $order = second ]; then name=sites-backend-$be preload="$shim $pre"; else name=preloaded-first-$be preload="$pre $shim"; fi
         if [ $be != glibc ] && [ -z "$pre" ]; then bad "$name" "lib$be not installed"; continue; fi
-        rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
-        if timeout 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:dump_signal=12:$opt" \
-            LD_PRELOAD="$preload" "$out/gcc/sites" signal >/dev/null 2>"$tmp/$name.err"; then
-            check "$name" exit "$(ls "$tmp/$name"/p.*.hpf | head -1)"
-        else
-            bad "$name" "exit status $?: $(head -c 300 "$tmp/$name.err")"
-        fi
+        sites_with "$name" "$preload" "$opt" "$out/gcc/sites"
     done
 done
 
@@ -165,16 +170,9 @@ for cc in gcc clang; do
 done
 # A program built without -fPIE whose code takes the allocation functions' addresses (PLT entries
 # of its own stand for them, unbound while binding is lazy), with jemalloc preloaded first.
-name=preloaded-first-nopie
 gcc -O2 -g -fno-omit-frame-pointer -fno-pie -no-pie -Wl,-z,lazy -pthread -Ishim -o "$out/gcc/sites-nopie" \
     test/profiling/sites.c test/profiling/take_addr.c
-rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
-if timeout 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:dump_signal=12" \
-    LD_PRELOAD="$(lib_of jemalloc) $shim" "$out/gcc/sites-nopie" signal >/dev/null 2>"$tmp/$name.err"; then
-    check "$name" exit "$(ls "$tmp/$name"/p.*.hpf | head -1)"
-else
-    bad "$name" "exit status $?: $(head -c 300 "$tmp/$name.err")"
-fi
+sites_with preloaded-first-nopie "$(lib_of jemalloc) $shim" "" "$out/gcc/sites-nopie"
 
 # An allocator of the program's with only malloc and free: calloc still works, patched or not.
 gcc -O1 -g -o "$out/gcc/min_malloc" test/profiling/min_malloc.c
