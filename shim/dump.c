@@ -38,6 +38,16 @@ static int spool_fd = -1;       /* the exit profile, created at the first evicti
 static uint64_t spool_dev, spool_ino;
 static uint64_t spool_records;  /* records in it after the file header */
 static int inherit_fd = -1;     /* after fork: the parent's spool, to copy what it held */
+/* The first evicted HIBs wait here, and the profile file is made only when they no longer fit
+ * (or at a dump): a forked child that execs at once, in a program with a full HIB table, would
+ * otherwise leave a file with no end behind (the exec'd image writes a profile of its own). */
+#define SPOOL_HOLD 1024
+struct spool_rec {
+    struct hpf_record_header rh;
+    struct hpf_hib h;
+};
+static struct spool_rec held[SPOOL_HOLD];
+static uint32_t nheld;
 static uint64_t inherit_len, inherit_dev, inherit_ino, inherited_records;
 
 volatile int hp_dump_pending;
@@ -258,6 +268,9 @@ static int spool_open(void)
     hp_write_all(fd, &fh, sizeof fh);
     if (inherit_fd >= 0)
         spool_records = copy_inherited(fd);
+    hp_write_all(fd, held, (size_t)nheld * sizeof held[0]); /* after the inherited ones */
+    spool_records += nheld;
+    nheld = 0;
     hp_strlcpy(out_path, used, sizeof out_path);
     struct stat st;
     if (syscall(SYS_fstat, fd, &st) == 0) {
@@ -271,13 +284,15 @@ static int spool_open(void)
 void hp_spool_hib(const void *hib)
 {
     hp_lock(&spool_lock);
-    if (!exit_dumped && spool_open() == 0) {
-        struct {
-            struct hpf_record_header rh;
-            struct hpf_hib h;
-        } rec = {{HPF_REC_HIB, 0, sizeof(struct hpf_hib)}, *(const struct hpf_hib *)hib};
-        hp_write_all(spool_fd, &rec, sizeof rec);
-        spool_records++;
+    if (!exit_dumped) {
+        struct spool_rec rec = {{HPF_REC_HIB, 0, sizeof(struct hpf_hib)}, *(const struct hpf_hib *)hib};
+        spool_check();
+        if (spool_fd < 0 && nheld < SPOOL_HOLD) {
+            held[nheld++] = rec;
+        } else if (spool_open() == 0) {
+            hp_write_all(spool_fd, &rec, sizeof rec);
+            spool_records++;
+        }
     }
     hp_unlock(&spool_lock);
 }
@@ -626,6 +641,8 @@ int hp_dump(int reason)
             w_flush(w);
             w->records = copy_inherited(w->fd);
         }
+        w_bytes(w, held, (size_t)nheld * sizeof held[0]); /* none once the spool exists */
+        w->records += nheld;
         dump_seq++;
     }
     hp_unlock(&spool_lock);

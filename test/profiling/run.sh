@@ -413,6 +413,21 @@ if run "$name" "" "$out/gcc/vfork_exit"; then
     fi
 fi
 
+# fork, then exec at once, in a threaded program with a full HIB table: no profile file of the
+# replaced image is left behind, only the parent's and the exec'd program's, both complete.
+gcc -O1 -g -fno-omit-frame-pointer -pthread -o "$out/gcc/fork_exec" test/profiling/fork_exec.c
+name=fork-exec
+if run "$name" "hib_table_size=16:hib_table_ways=2" "$out/gcc/fork_exec"; then
+    files=$(ls "$tmp/$name")
+    nbad=0
+    for f in $files; do "$report" "$tmp/$name/$f" >/dev/null 2>&1 || nbad=$((nbad + 1)); done
+    if [ "$(echo "$files" | wc -l)" -ne 2 ] || [ $nbad -ne 0 ] || ! grep -q "child status 0" "$tmp/$name.out"; then
+        bad "$name" "files: $(echo "$files" | tr '\n' ' '), $nbad unreadable; $(head -c 200 "$tmp/$name.out")"
+    else
+        ok "$name"
+    fi
+fi
+
 # quick_exit: the profile is written after the program's at_quick_exit handlers; status kept.
 gcc -O1 -g -o "$out/gcc/quick_exit" test/profiling/quick_exit.c
 name=quick-exit
