@@ -335,6 +335,12 @@ for prog in t_libc t_stl t_first_race t_fork t_realloc t_late_free t_threads \
     preload_test "$TCMALLOC" tcmalloc $prog
     preload_test "$MIMALLOC" mimalloc $prog
 done
+# Every real program on jemalloc, preloaded before the shim (patched) and after it.
+for script in "$ROOT"/test/integration/real/*.sh; do
+    base=${script##*/}
+    case $base in python3_pymalloc_off.sh | git.sh) continue ;; esac # done above
+    [ -e "$script" ] && preload_test "$JEMALLOC" jemalloc "real/${base%.sh}"
+done
 
 for script in "$ROOT"/test/integration/real/*.sh; do
     [ -e "$script" ] && real_test "$script"
