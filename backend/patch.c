@@ -326,6 +326,14 @@ static void *definition_of(const char *name)
     return d.fn ? d.fn : hp_patch_resolve(fn);
 }
 
+/* Does the object loaded at base define name? */
+static int defined_in(const char *name, const void *base)
+{
+    void *fn = dlsym(RTLD_DEFAULT, name);
+    Dl_info info;
+    return fn && dladdr(fn, &info) && info.dli_fbase == base;
+}
+
 static void *self_handle(void)
 {
     Dl_info info;
@@ -465,6 +473,14 @@ int hp_patch_allocator(void *malloc_fn, const char **why)
         return -1;
     }
     void *base = info.dli_fbase;
+    /* Chromium's allocator shim (chromium, Electron apps: PartitionAlloc as malloc) is also
+     * called inside the program through its own dispatch, past any entry point: a block of
+     * the shim's freed that way traps. Such a program exports ChromeMain, or Chromium's
+     * sandbox overrides of getaddrinfo and localtime64_r, which no allocator defines. */
+    if (defined_in("ChromeMain", base) || (defined_in("getaddrinfo", base) && defined_in("localtime64_r", base))) {
+        *why = "it is Chromium's allocator shim, which the program also calls by its own ways";
+        return -1;
+    }
     void *self = self_handle();
     if (!self) {
         *why = "the shim cannot find itself";

@@ -174,6 +174,17 @@ gcc -O2 -g -fno-omit-frame-pointer -fno-pie -no-pie -Wl,-z,lazy -pthread -Ishim 
     test/profiling/sites.c test/profiling/take_addr.c
 sites_with preloaded-first-nopie "$(lib_of jemalloc) $shim" "" "$out/gcc/sites-nopie"
 
+# An allocator the program also calls past its entry points (Chromium's allocator shim): left
+# alone, with a message, and the program runs as without the shim.
+gcc -O1 -g -rdynamic -o "$out/gcc/chromium_like" test/profiling/chromium_like.c
+name=linked-chromium-like
+if HEAPPROF_OPTIONS="output=$tmp/$name.%p.hpf" LD_PRELOAD="$shim" "$out/gcc/chromium_like" >"$tmp/$name.out" 2>"$tmp/$name.err" &&
+    grep -qx ok "$tmp/$name.out" && grep -q "Chromium's allocator shim" "$tmp/$name.err"; then
+    ok "$name"
+else
+    bad "$name" "$(cat "$tmp/$name.out" "$tmp/$name.err" | head -c 300 | tr '\n' ' ')"
+fi
+
 # An allocator of the program's with only malloc and free: calloc still works, patched or not.
 gcc -O1 -g -o "$out/gcc/min_malloc" test/profiling/min_malloc.c
 for o in "" ":patch_allocator=0"; do
