@@ -58,6 +58,9 @@ extern struct hp_backend hp_be;
 /* Where the shim's __libc_* entry points go: glibc's (hp_be.libc) when an allocator sits in
  * front of the shim, the shim's own paths otherwise. */
 static inline int hp_libc_forward(void) { return hp_be.in_front; }
+/* The same, once init has run (it runs now if it has not): the test the __libc_* entry
+ * points make (shim/malloc.c). */
+int hp_libc_forwarding(void);
 
 /* Resolve the backend called `name` ("next" or "glibc"). self_malloc is the shim's own malloc,
  * used to detect an allocator that comes before the shim in symbol lookup (linked into the

@@ -259,34 +259,31 @@ static int set_prot(uint8_t *fn, int prot)
 /* Where a call of the function at addr really goes. A program built without -fPIE that takes
  * the address of malloc has a PLT entry that stands for malloc everywhere (dlsym answers it),
  * while the code is elsewhere: follow the entry's jump through its GOT slot. */
-void *hp_patch_resolve(void *addr)
-{
-    for (int hop = 0; addr && hop < 2; hop++) {
-        /* dladdr names such an entry after the function it stands for, so only its code
-         * tells: an indirect jump through a slot (after endbr64 and a bnd prefix). */
-        const uint8_t *p = addr;
-        if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa)
-            p += 4; /* endbr64 */
-        if (p[0] == 0xf2)
-            p++; /* bnd */
-        if (p[0] != 0xff || p[1] != 0x25)
-            return addr;
-        int32_t d;
-        memcpy(&d, p + 2, 4);
-        addr = *(void *const *)(p + 6 + d);
-    }
-    return addr;
-}
-
-static int is_plt_entry(const void *addr)
+/* The slot a PLT entry at addr jumps through (jmp *slot(%rip), after endbr64 and a bnd
+ * prefix), or NULL when addr is no such entry. dladdr names an entry after the function it
+ * stands for, so only its code tells. */
+static void *const *plt_slot(const void *addr)
 {
     const uint8_t *p = addr;
     if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa)
         p += 4;
     if (p[0] == 0xf2)
         p++;
-    return p[0] == 0xff && p[1] == 0x25;
+    if (p[0] != 0xff || p[1] != 0x25)
+        return NULL;
+    int32_t d;
+    memcpy(&d, p + 2, 4);
+    return (void *const *)(p + 6 + d);
 }
+
+void *hp_patch_resolve(void *addr)
+{
+    void *const *slot;
+    for (int hop = 0; addr && hop < 2 && (slot = plt_slot(addr)) != NULL; hop++)
+        addr = *slot;
+    return addr;
+}
+
 
 struct def_search {
     const char *name;
@@ -319,7 +316,7 @@ static int find_definition(struct dl_phdr_info *info, size_t size, void *arg)
 static void *definition_of(const char *name)
 {
     void *fn = dlsym(RTLD_DEFAULT, name);
-    if (!fn || !is_plt_entry(fn))
+    if (!fn || !plt_slot(fn))
         return fn;
     struct def_search d = {name, NULL};
     dl_iterate_phdr(find_definition, &d);

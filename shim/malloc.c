@@ -47,18 +47,18 @@ HP_EXPORT void *reallocarray(void *p, size_t n, size_t size)
  * first (hp_ready), so the first call already knows where to go; a call made during init (by
  * the program's malloc, under the shim's dlsym) gets a bootstrap block, which the forwarding
  * free and realloc recognise. */
-static inline int forward(void) { return hp_ready() && HP_UNLIKELY(hp_libc_forward()); }
+int hp_libc_forwarding(void) { return hp_ready() && HP_UNLIKELY(hp_libc_forward()); }
 
 HP_EXPORT void *__libc_malloc(size_t size)
 {
-    if (forward() && hp_be.libc.malloc)
+    if (hp_libc_forwarding() && hp_be.libc.malloc)
         return hp_be.libc.malloc(size);
     return hp_alloc(size, 0, 0);
 }
 
 HP_EXPORT void __libc_free(void *p)
 {
-    if (forward() && hp_be.libc.free && !hp_boot_owns(p)) {
+    if (hp_libc_forwarding() && hp_be.libc.free && !hp_boot_owns(p)) {
         hp_be.libc.free(p);
         return;
     }
@@ -67,7 +67,7 @@ HP_EXPORT void __libc_free(void *p)
 
 HP_EXPORT void *__libc_calloc(size_t n, size_t size)
 {
-    if (forward() && hp_be.libc.calloc)
+    if (hp_libc_forwarding() && hp_be.libc.calloc)
         return hp_be.libc.calloc(n, size);
     size_t total;
     if (__builtin_mul_overflow(n, size, &total)) {
@@ -79,7 +79,7 @@ HP_EXPORT void *__libc_calloc(size_t n, size_t size)
 
 HP_EXPORT void *__libc_realloc(void *p, size_t size)
 {
-    if (forward() && hp_be.libc.realloc && !hp_boot_owns(p))
+    if (hp_libc_forwarding() && hp_be.libc.realloc && !hp_boot_owns(p))
         return hp_be.libc.realloc(p, size);
     return hp_realloc(p, size);
 }

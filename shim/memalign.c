@@ -33,7 +33,7 @@ static size_t page_size(void)
 HP_EXPORT void *memalign(size_t align, size_t size) { return memalign_impl(align, size); }
 HP_EXPORT void *__libc_memalign(size_t align, size_t size)
 {
-    if (hp_ready() && HP_UNLIKELY(hp_libc_forward()) && hp_be.libc.memalign)
+    if (hp_libc_forwarding() && hp_be.libc.memalign)
         return hp_be.libc.memalign(align, size); /* see __libc_malloc */
     return memalign_impl(align, size);
 }
@@ -69,7 +69,7 @@ static int posix_memalign_impl(void **out, size_t align, size_t size)
 
 HP_EXPORT int __posix_memalign(void **out, size_t align, size_t size)
 {
-    if (hp_ready() && HP_UNLIKELY(hp_libc_forward()) && hp_be.libc.posix_memalign)
+    if (hp_libc_forwarding() && hp_be.libc.posix_memalign)
         return hp_be.libc.posix_memalign(out, align, size);
     return posix_memalign_impl(out, align, size);
 }
@@ -78,7 +78,7 @@ HP_EXPORT void *valloc(size_t size) { return memalign_impl(page_size(), size); }
 
 HP_EXPORT void *__libc_valloc(size_t size)
 {
-    if (hp_ready() && HP_UNLIKELY(hp_libc_forward()) && hp_be.libc.valloc)
+    if (hp_libc_forwarding() && hp_be.libc.valloc)
         return hp_be.libc.valloc(size);
     return memalign_impl(page_size(), size);
 }
@@ -96,7 +96,7 @@ HP_EXPORT void *pvalloc(size_t size)
 
 HP_EXPORT void *__libc_pvalloc(size_t size)
 {
-    if (hp_ready() && HP_UNLIKELY(hp_libc_forward()) && hp_be.libc.pvalloc)
+    if (hp_libc_forwarding() && hp_be.libc.pvalloc)
         return hp_be.libc.pvalloc(size);
     return pvalloc(size);
 }
