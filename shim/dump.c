@@ -498,9 +498,13 @@ static void write_contexts(struct writer *w, uint32_t now_ms, uint32_t cpu)
         struct hpf_stack st = {c->id, c->depth};
         w_record(w, HPF_REC_STACK, 0, sizeof st + (uint64_t)c->depth * 8);
         w_bytes(w, &st, sizeof st);
-        for (uint32_t i = 0; i < c->depth; i++) {
-            uint64_t pc = c->pcs[i];
-            w_bytes(w, &pc, 8);
+        if (sizeof c->pcs[0] == 8) {
+            w_bytes(w, c->pcs, (size_t)c->depth * 8); /* one copy, not one per frame */
+        } else {
+            for (uint32_t i = 0; i < c->depth; i++) {
+                uint64_t pc = c->pcs[i];
+                w_bytes(w, &pc, 8);
+            }
         }
         int64_t lc = c->live_count, ls = c->live_size, lt = c->live_ts;
         if (lc > 0) {
