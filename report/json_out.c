@@ -35,6 +35,7 @@ static const char *hr_reason_name(uint32_t r)
     case HPF_DUMP_SIGNAL: return "signal";
     case HPF_DUMP_INTERVAL: return "interval";
     case HPF_DUMP_KILLED: return "killed";
+    case HPF_DUMP_CREDENTIALS: return "credentials";
     default: return "unknown";
     }
 }

@@ -35,6 +35,9 @@ static uint32_t killed_by; /* the signal that ended the process (HPF_DUMP_KILLED
 static hp_lock_t dump_lock = HP_LOCK_INIT;
 static hp_lock_t spool_lock = HP_LOCK_INIT;
 static int spool_fd = -1;       /* the exit profile, created at the first eviction */
+/* spool_fd holds a provisional profile (hp_dump_before_credentials), not a spool: it is
+ * started again as a spool when one is needed. */
+static int spool_provisional;
 static uint64_t spool_dev, spool_ino;
 static uint64_t spool_records;  /* records in it after the file header */
 static int inherit_fd = -1;     /* after fork: the parent's spool, to copy what it held */
@@ -139,9 +142,9 @@ static void w_file_header(struct writer *w)
 
 /* ---------- paths ---------- */
 
-static long read_file(const char *path, char *buf, size_t cap)
+static long read_proc_self(const char *name, char *buf, size_t cap)
 {
-    int fd = (int)hp_sys_open(path, O_RDONLY | O_CLOEXEC, 0);
+    int fd = (int)hp_open_proc_self(name);
     if (fd < 0)
         return -1;
     size_t have = 0;
@@ -255,6 +258,24 @@ static void spool_check(void)
 static int spool_open(void)
 {
     spool_check();
+    if (spool_fd >= 0 && spool_provisional) {
+        /* The file made before a change of credentials: the process may no longer be
+         * allowed to create it, so it is emptied and becomes the spool. */
+        spool_provisional = 0;
+        if (syscall(SYS_ftruncate, spool_fd, 0) == 0 && lseek(spool_fd, 0, SEEK_SET) == 0) {
+            struct hpf_file_header fh;
+            file_header(&fh);
+            hp_write_all(spool_fd, &fh, sizeof fh);
+            spool_records = inherit_fd >= 0 ? copy_inherited(spool_fd) : 0;
+            hp_write_all(spool_fd, held, (size_t)nheld * sizeof held[0]);
+            spool_records += nheld;
+            nheld = 0;
+            return 0;
+        }
+        hp_error("cannot rewrite profile %s (errno %d)", out_path, errno);
+        syscall(SYS_close, spool_fd);
+        spool_fd = -1;
+    }
     if (spool_fd >= 0)
         return 0;
     if (!out_template[0])
@@ -287,7 +308,7 @@ void hp_spool_hib(const void *hib)
     if (!exit_dumped) {
         struct spool_rec rec = {{HPF_REC_HIB, 0, sizeof(struct hpf_hib)}, *(const struct hpf_hib *)hib};
         spool_check();
-        if (spool_fd < 0 && nheld < SPOOL_HOLD) {
+        if ((spool_fd < 0 || spool_provisional) && nheld < SPOOL_HOLD) {
             held[nheld++] = rec;
         } else if (spool_open() == 0) {
             hp_write_all(spool_fd, &rec, sizeof rec);
@@ -435,7 +456,7 @@ static void write_retired(struct writer *w)
 static void write_process(struct writer *w, int reason, uint32_t now_ms)
 {
     static char cmdline[8192];
-    long n = read_file("/proc/self/cmdline", cmdline, sizeof cmdline);
+    long n = read_proc_self("cmdline", cmdline, sizeof cmdline);
     if (n < 0)
         n = 0;
     uint32_t argc = 0;
@@ -582,7 +603,8 @@ int hp_dump(int reason)
     hp_tls.depth++;
     /* The final profile of the process continues the spool file; the others are numbered. */
     int final = reason == HPF_DUMP_EXIT || reason == HPF_DUMP_KILLED;
-    if (final) {
+    int provisional = reason == HPF_DUMP_CREDENTIALS;
+    if (final || provisional) {
         hp_lock(&dump_lock);
         if (exit_dumped) {
             /* Another thread wrote the final profile while this one waited (a kill during
@@ -618,6 +640,39 @@ int hp_dump(int reason)
         w->records = spool_records;
         hp_strlcpy(used, out_path, sizeof used);
         exit_dumped = 1;
+    } else if (provisional) {
+        /* Made now, while the process may still create it, and kept open: the exit profile
+         * is written into it later. Nothing to do when the file exists already. */
+        spool_check();
+        if (spool_fd >= 0) {
+            hp_unlock(&spool_lock);
+            hp_tls.depth--;
+            hp_unlock(&dump_lock);
+            return 0;
+        }
+        w->fd = create_file(out_path, used, sizeof used);
+        if (w->fd < 0) {
+            hp_unlock(&spool_lock);
+            hp_tls.depth--;
+            hp_unlock(&dump_lock);
+            return -1;
+        }
+        w_file_header(w);
+        if (inherit_fd >= 0) {
+            w_flush(w);
+            w->records = copy_inherited(w->fd);
+        }
+        w_bytes(w, held, (size_t)nheld * sizeof held[0]); /* they stay held */
+        w->records += nheld;
+        hp_strlcpy(out_path, used, sizeof out_path);
+        struct stat st;
+        if (syscall(SYS_fstat, w->fd, &st) == 0) {
+            spool_dev = (uint64_t)st.st_dev;
+            spool_ino = (uint64_t)st.st_ino;
+        }
+        spool_fd = w->fd;
+        spool_provisional = 1;
+        spool_records = 0;
     } else {
         static char path[1200];
         hp_fmt(path, sizeof path, "%s.%u", out_path, dump_seq + 1);
@@ -630,7 +685,7 @@ int hp_dump(int reason)
         }
         w_file_header(w);
         spool_check();
-        if (spool_fd >= 0) {
+        if (spool_fd >= 0 && !spool_provisional) {
             /* Self-contained: copy the evicted HIBs spooled so far. */
             w_flush(w);
             static char buf[8192];
@@ -667,13 +722,13 @@ int hp_dump(int reason)
     if (w->err) {
         hp_error("writing profile %s failed (errno %d)", used, w->err);
         rc = -1;
-    } else {
+    } else if (!provisional) {
         hp_info("profile written to %s", used);
     }
-    if (!final)
-        syscall(SYS_close, w->fd);
-    else
+    if (final)
         syscall(SYS_fsync, w->fd);
+    else if (!provisional)
+        syscall(SYS_close, w->fd);
     hp_tls.depth--;
     hp_unlock(&dump_lock);
     /* A signal that arrived during the dump may have left another one (or a kill) to do. */
@@ -712,6 +767,14 @@ void hp_dump_at__exit(void)
 }
 
 /* ---------- triggers ---------- */
+
+void hp_dump_before_credentials(void)
+{
+    /* Not in a vfork child (its parent's state), nor from a signal handler inside the shim. */
+    if (!hp_profiling || !out_template[0] || exit_dumped || hp_tls.depth || !hp_dump_owner())
+        return;
+    hp_dump(HPF_DUMP_CREDENTIALS);
+}
 
 int hp_dump_request(int reason)
 {
@@ -859,7 +922,9 @@ void hp_dump_fork_child(void)
     hp_lock_reset(&spool_lock);
     hp_lock_reset(&dump_lock);
     forked_from = (uint32_t)getppid();
-    if (spool_fd >= 0) {
+    if (spool_fd >= 0 && spool_provisional) {
+        syscall(SYS_close, spool_fd); /* the parent's profile, not a spool to copy */
+    } else if (spool_fd >= 0) {
         if (inherit_fd >= 0)
             syscall(SYS_close, inherit_fd);
         inherit_fd = spool_fd;
@@ -869,6 +934,7 @@ void hp_dump_fork_child(void)
         inherited_records = spool_records;
     }
     spool_fd = -1;
+    spool_provisional = 0;
     spool_records = 0;
     dump_seq = 0;
     exit_dumped = 0;

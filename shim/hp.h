@@ -125,6 +125,9 @@ void hp_dump_run_pending(void); /* a dump signal arrived while inside the shim *
  * belongs to), then let the signal's default action end it (hp_die_by). */
 void hp_dump_killed(int sig, int resend);
 int hp_dump_owner(void); /* this process owns the dump state (not a vfork child) */
+/* The process is about to change its user or group ids or its root directory (creds.c): make
+ * the profile file now, while it may, and keep it open for the exit profile. */
+void hp_dump_before_credentials(void);
 extern volatile int hp_kill_pending; /* the signal of a pending HPF_DUMP_KILLED */
 extern volatile int hp_kill_pid;     /* and the process it came to */
 /* Leaving the shim: a signal that arrived meanwhile may have left a dump, or a kill, to do. */

@@ -46,6 +46,8 @@ enum hpf_dump_reason {
     HPF_DUMP_SIGNAL = 3,   /* dump_signal= */
     HPF_DUMP_INTERVAL = 4, /* dump_interval_ms= */
     HPF_DUMP_KILLED = 5,   /* a signal ended the process (hpf_summary.killed_by says which) */
+    HPF_DUMP_CREDENTIALS = 6, /* provisional, made before the process changed its user or root
+                               * directory; its exit profile replaces it */
 };
 
 enum hpf_unwinder { HPF_UNWIND_FP = 1, HPF_UNWIND_LIBUNWIND = 2, HPF_UNWIND_CFI = 3 };

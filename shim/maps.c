@@ -73,7 +73,7 @@ static hp_lock_t maps_lock = HP_LOCK_INIT;
 
 int hp_maps_foreach(int (*fn)(const struct hp_mapping *, void *), void *arg)
 {
-    int fd = (int)hp_sys_open("/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
+    int fd = (int)hp_open_proc_self("maps");
     if (fd < 0)
         return -1;
     static char buf[8192];

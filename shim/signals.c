@@ -3,7 +3,6 @@
  * or SIG_IGN replaces the shim's; SIG_DFL set again brings the shim's back. */
 #include "hp.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 
@@ -11,26 +10,15 @@ extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *o
 
 static void *real_signal, *real_bsd_signal, *real_sysv_signal, *real_sigset, *real_sigignore;
 
-/* The next definition of name (glibc's), found once. */
-static void *next_fn(void **slot, const char *name)
-{
-    void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    if (!f) {
-        f = dlsym(RTLD_NEXT, name);
-        __atomic_store_n(slot, f, __ATOMIC_RELEASE);
-    }
-    return f;
-}
-
 /* Called from the shim's constructor, so a signal handler that calls these functions later
  * never runs dlsym (not async-signal-safe). */
 void hp_signals_resolve(void)
 {
-    next_fn(&real_signal, "signal");
-    next_fn(&real_bsd_signal, "bsd_signal");
-    next_fn(&real_sysv_signal, "sysv_signal");
-    next_fn(&real_sigset, "sigset");
-    next_fn(&real_sigignore, "sigignore");
+    hp_next_fn(&real_signal, "signal");
+    hp_next_fn(&real_bsd_signal, "bsd_signal");
+    hp_next_fn(&real_sysv_signal, "sysv_signal");
+    hp_next_fn(&real_sigset, "sigset");
+    hp_next_fn(&real_sigignore, "sigignore");
 }
 
 HP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
@@ -63,7 +51,7 @@ typedef void (*handler_t)(int);
     HP_EXPORT handler_t name(int sig, handler_t h)                          \
     {                                                                       \
         handler_t (*f)(int, handler_t) =                                    \
-            (handler_t(*)(int, handler_t))next_fn(&real_##name, #name);     \
+            (handler_t(*)(int, handler_t))hp_next_fn(&real_##name, #name);     \
         if (!f) {                                                           \
             errno = ENOSYS;                                                 \
             return SIG_ERR;                                                 \
@@ -83,7 +71,7 @@ SIGNAL_LIKE(sigset)
 
 HP_EXPORT int sigignore(int sig)
 {
-    int (*f)(int) = (int (*)(int))next_fn(&real_sigignore, "sigignore");
+    int (*f)(int) = (int (*)(int))hp_next_fn(&real_sigignore, "sigignore");
     if (!f) {
         errno = ENOSYS;
         return -1;

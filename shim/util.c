@@ -4,6 +4,7 @@
 #include "lock.h"
 #include "options.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/syscall.h>
@@ -273,4 +274,29 @@ __attribute__((noinline, cold)) void hp_lock_slow(hp_lock_t *l)
             }
         }
     }
+}
+
+void *hp_next_fn(void **slot, const char *name)
+{
+    void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!f) {
+        f = dlsym(RTLD_NEXT, name);
+        __atomic_store_n(slot, f, __ATOMIC_RELEASE);
+    }
+    return f;
+}
+
+int hp_proc_fd = -1;
+
+long hp_open_proc_self(const char *name)
+{
+    char path[64];
+    if (hp_proc_fd >= 0) {
+        hp_fmt(path, sizeof path, "self/%s", name);
+        long fd = syscall(SYS_openat, hp_proc_fd, path, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0)
+            return fd;
+    }
+    hp_fmt(path, sizeof path, "/proc/self/%s", name);
+    return hp_sys_open(path, O_RDONLY | O_CLOEXEC, 0);
 }

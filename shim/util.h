@@ -40,6 +40,9 @@ void hp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The next definition of name after the shim's (glibc's), looked up once into *slot. */
+void *hp_next_fn(void **slot, const char *name);
+
 static inline uint64_t hp_mix64(uint64_t x)
 {
     /* A bijective 64-bit mixer (splitmix finaliser constants). */
@@ -64,4 +67,8 @@ static inline uint64_t hp_round_pow2(uint64_t x)
 
 /* Raw syscalls used where libc wrappers could be interposed or take locks. */
 long hp_sys_open(const char *path, int flags, int mode);
+/* /proc/self/NAME, opened for reading. After a chroot (creds.c keeps a descriptor of /proc
+ * from before it) through that descriptor, as /proc is usually not inside the new root. */
+extern int hp_proc_fd;
+long hp_open_proc_self(const char *name);
 #endif

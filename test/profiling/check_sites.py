@@ -2,7 +2,8 @@
 """Check heapprof-report's JSON for the test programs in test/profiling against the numbers
 those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXTRA...]
 KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | sigdump |
-interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads | ext_api | killed | killed_early | vfork_kill.
+interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads | ext_api | killed | killed_early | vfork_kill |
+drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot.
 Prints one line per failed expectation and exits 1 if there was any."""
 import json
 import sys
@@ -224,6 +225,24 @@ def main():
         site(sites, "site_before", alloc_count=100, total_size=10000, live_count=100)
         site(sites, "site_after", alloc_count=50, total_size=10000, live_count=0)
         expect(f"dump_reason {doc['process']['dump_reason']}", doc["process"]["dump_reason"] == "exit")
+    elif kind.startswith("drop_privs_"):
+        mode = kind[len("drop_privs_"):]
+        sites = by_site(doc)
+        reason = doc["process"]["dump_reason"]
+        site(sites, "site_before", alloc_count=100, total_size=10000, live_count=0)
+        if mode == "exec":
+            # The profile made before the change stays: nothing after it is in it.
+            expect(f"dump_reason {reason}, expected credentials", reason == "credentials")
+            expect("site_after in the provisional profile", "site_after" not in sites)
+        else:
+            expect(f"dump_reason {reason}, expected exit", reason == "exit")
+        if mode in ("exit", "chroot"):
+            site(sites, "site_after", alloc_count=50, total_size=10000, live_count=0)
+        if mode == "evict":
+            site(sites, "site_branches", contexts=2048, alloc_count=2048, total_size=2048 * 64,
+                 live_count=0)
+            expect("no record was evicted (hib_table_size had no effect?)",
+                   doc["summary"]["evicted_hibs"] > 1024)
     elif kind == "interval":
         expect("interval dump_reason", doc["process"]["dump_reason"] == "interval")
         expect("interval dump has no contexts", len(doc["contexts"]) > 0)

@@ -453,6 +453,30 @@ else
     check "$name" quick_exit "$(ls "$tmp/$name"/p.*.hpf | head -1)"
 fi
 
+# A child that gives up root (or moves into another root) before it allocates and ends: its
+# profile is made before the change, in a directory only root may write to.
+gcc -O1 -g -fno-omit-frame-pointer -o "$out/gcc/drop_privs" test/profiling/drop_privs.c
+if [ "$(id -u)" != 0 ]; then
+    echo "skip drop-privs: needs root"
+else
+    for mode in exit exec evict chroot; do
+        name=drop-privs-$mode
+        opts=""
+        [ $mode = evict ] && opts="hib_table_size=16:hib_table_ways=2"
+        mkdir -p "$tmp/empty-root"
+        if run "$name" "$opts" "$out/gcc/drop_privs" $mode "$tmp/empty-root"; then
+            child=$(sed -n 's/^child \([0-9]*\) status 0$/\1/p' "$tmp/$name.out")
+            if [ -z "$child" ]; then
+                bad "$name" "the child failed: $(head -c 300 "$tmp/$name.out" "$tmp/$name.err" | tr '\n' ' ')"
+            elif [ "$(ls "$tmp/$name" | wc -l)" -ne 2 ]; then
+                bad "$name" "files: $(ls "$tmp/$name" | tr '\n' ' '), expected the parent's and the child's"
+            else
+                check "$name" "drop_privs_$mode" "$tmp/$name/p.$child.hpf"
+            fi
+        fi
+    done
+fi
+
 # heapprof-run --backend: the allocator is preloaded after the shim and is its backend.
 for be in jemalloc tcmalloc mimalloc; do
     name=heapprof-run-backend-$be
