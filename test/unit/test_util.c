@@ -4,6 +4,10 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -302,6 +306,65 @@ START_TEST(test_write_all_error_keeps_errno)
 }
 END_TEST
 
+/* ---------- hp_open_proc_self, hp_next_fn ---------- */
+
+/* The command line this process reads through fd: its first argument's name is "test_util". */
+static int cmdline_is_ours(int fd)
+{
+    char b[4096];
+    size_t n = hp_unit_drain(fd, b, sizeof b);
+    return n > 0 && strstr(b, "test_util") != NULL;
+}
+
+START_TEST(test_open_proc_self)
+{
+    int fd = (int)hp_open_proc_self("cmdline");
+    ck_assert_int_ge(fd, 0);
+    ck_assert(cmdline_is_ours(fd));
+    close(fd);
+    errno = 0;
+    ck_assert_int_lt(hp_open_proc_self("no-such-entry"), 0);
+    ck_assert_int_eq(errno, ENOENT);
+}
+END_TEST
+
+/* After chroot into an empty directory, /proc/self is read through the descriptor of /proc
+ * kept from before (as creds.c keeps it). Needs root; each test runs in its own process. */
+START_TEST(test_open_proc_self_after_chroot)
+{
+    if (geteuid() != 0)
+        return;
+    char dir[] = "/tmp/heapprof-unit-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    int tmp = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    ck_assert_int_ge(tmp, 0);
+    hp_proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    ck_assert_int_ge(hp_proc_fd, 0);
+    ck_assert_int_eq(chroot(dir), 0);
+    ck_assert_int_eq(chdir("/"), 0);
+    ck_assert_int_lt(open("/proc/self/cmdline", O_RDONLY), 0); /* not in the new root */
+    int fd = (int)hp_open_proc_self("cmdline");
+    ck_assert_int_ge(fd, 0);
+    ck_assert(cmdline_is_ours(fd));
+    close(fd);
+    ck_assert_int_eq(unlinkat(tmp, dir + 5, AT_REMOVEDIR), 0); /* the new root, empty */
+    close(tmp);
+}
+END_TEST
+
+START_TEST(test_next_fn)
+{
+    static void *slot;
+    void *f = hp_next_fn(&slot, "getpid");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_eq(slot, f);
+    ck_assert_int_eq(((pid_t(*)(void))f)(), getpid());
+    ck_assert_ptr_eq(hp_next_fn(&slot, "no_such_function_anywhere"), f); /* found once, kept */
+    static void *none;
+    ck_assert_ptr_null(hp_next_fn(&none, "no_such_function_anywhere"));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("util");
@@ -318,6 +381,9 @@ int main(void)
     tcase_add_test(tc, test_mix64);
     tcase_add_test(tc, test_write_all_pipe);
     tcase_add_test(tc, test_write_all_error_keeps_errno);
+    tcase_add_test(tc, test_open_proc_self);
+    tcase_add_test(tc, test_open_proc_self_after_chroot);
+    tcase_add_test(tc, test_next_fn);
     suite_add_tcase(s, tc);
     return hp_unit_run(s);
 }
