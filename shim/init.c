@@ -90,6 +90,7 @@ static void fork_child(void)
 static void do_init(void)
 {
     static char envbuf[65536];
+    hp_log_init();
     hp_options_parse(&hp_opt, find_options(envbuf, sizeof envbuf));
     if (hp_opt.help)
         hp_options_print(&hp_opt, 2);

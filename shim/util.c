@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -223,13 +224,45 @@ long hp_sys_open(const char *path, int flags, int mode)
     return syscall(SYS_openat, AT_FDCWD, path, flags, mode);
 }
 
+/* Descriptor 2 when the shim started. A daemon may close it and open a file of its own that
+ * gets number 2 (a database, say): a message written there would damage that file. */
+static uint64_t err_dev, err_ino;
+static int err_known;
+
+void hp_log_init(void)
+{
+    struct stat st;
+    err_known = syscall(SYS_fstat, 2, &st) == 0;
+    err_dev = err_known ? (uint64_t)st.st_dev : 0;
+    err_ino = err_known ? (uint64_t)st.st_ino : 0;
+}
+
+int hp_log_fd_fit(void)
+{
+    struct stat st;
+    if (syscall(SYS_fstat, 2, &st) != 0)
+        return 0;
+    if (err_known && (uint64_t)st.st_dev == err_dev && (uint64_t)st.st_ino == err_ino)
+        return 1; /* the stderr the process was given */
+    if (!S_ISREG(st.st_mode))
+        return 1; /* a terminal, pipe, socket or /dev/null: a stream of messages */
+    long fl = syscall(SYS_fcntl, 2, F_GETFL);
+    return fl >= 0 && (fl & O_APPEND); /* a log: written by appending */
+}
+
 static void vlog(const char *fmt, va_list ap)
 {
+    int saved = errno;
+    if (!hp_log_fd_fit()) {
+        errno = saved;
+        return;
+    }
     char buf[512];
     size_t n = hp_fmt(buf, sizeof buf, "heapprof: ");
     n += hp_vfmt(buf + n, sizeof buf - n - 1, fmt, ap);
     buf[n++] = '\n';
     hp_write_all(2, buf, n);
+    errno = saved;
 }
 
 void hp_error(const char *fmt, ...)

@@ -35,7 +35,12 @@ size_t hp_fmt(char *buf, size_t cap, const char *fmt, ...) __attribute__((format
 /* Write all of buf to fd, retrying on EINTR and short writes; keeps errno. */
 void hp_write_all(int fd, const void *buf, size_t len);
 
-/* "heapprof: <message>\n" on stderr. hp_warn only when verbosity >= 1, hp_info when >= 2. */
+/* "heapprof: <message>\n" on stderr. hp_warn only when verbosity >= 1, hp_info when >= 2.
+ * Nothing is written when descriptor 2 has become a regular file the program opened for
+ * anything but appending (hp_log_fd_fit): its data, not a log. hp_log_init records the
+ * stderr the process started with, which is always fit. */
+void hp_log_init(void);
+int hp_log_fd_fit(void);
 void hp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

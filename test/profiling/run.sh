@@ -477,6 +477,25 @@ else
     done
 fi
 
+# A program that closes stderr and opens a file of its own as descriptor 2: the shim's
+# messages stay out of a data file, and go into a log (opened for appending).
+gcc -O1 -g -o "$out/gcc/stderr_reuse" test/profiling/stderr_reuse.c
+for mode in data log; do
+    name=stderr-reuse-$mode
+    if run "$name" "verbosity=2" "$out/gcc/stderr_reuse" $mode "$tmp/$name.file"; then
+        got=$(cat "$tmp/$name.file")
+        case $mode in
+        data) want=DATA ;;
+        log) want="DATAheapprof: profile written to $tmp/$name/p.*.hpf" ;;
+        esac
+        # shellcheck disable=SC2254
+        case $got in
+        $want) [ "$(ls "$tmp/$name" | wc -l)" -eq 1 ] && ok "$name" || bad "$name" "no profile" ;;
+        *) bad "$name" "the file holds '$(echo "$got" | head -c 200)'" ;;
+        esac
+    fi
+done
+
 # heapprof-run --backend: the allocator is preloaded after the shim and is its backend.
 for be in jemalloc tcmalloc mimalloc; do
     name=heapprof-run-backend-$be

@@ -352,6 +352,48 @@ START_TEST(test_open_proc_self_after_chroot)
 }
 END_TEST
 
+/* Which descriptor 2 takes messages: the one at init, streams, files opened for appending. */
+START_TEST(test_log_fd_fit)
+{
+    int saved = dup(2);
+    ck_assert_int_ge(saved, 0);
+    hp_log_init();
+    ck_assert(hp_log_fd_fit());
+    char data[] = "/tmp/heapprof-unit-data-XXXXXX";
+    int fd = mkstemp(data);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(dup2(fd, 2), 2); /* a data file (O_RDWR): not for messages */
+    ck_assert(!hp_log_fd_fit());
+    hp_error("must not land in the data file");
+    ck_assert_int_eq(lseek(fd, 0, SEEK_END), 0);
+    close(fd);
+    fd = open(data, O_WRONLY | O_APPEND);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(dup2(fd, 2), 2); /* a log */
+    ck_assert(hp_log_fd_fit());
+    hp_error("x");
+    ck_assert_int_eq(lseek(fd, 0, SEEK_END), (off_t)sizeof "heapprof: x" );
+    close(fd);
+    int p[2];
+    ck_assert_int_eq(pipe(p), 0);
+    ck_assert_int_eq(dup2(p[1], 2), 2); /* a pipe */
+    ck_assert(hp_log_fd_fit());
+    close(p[0]);
+    close(p[1]);
+    close(2);
+    ck_assert(!hp_log_fd_fit()); /* closed */
+    /* The file descriptor 2 was at init stays fit even when it is a regular file. */
+    fd = open(data, O_RDWR);
+    ck_assert_int_eq(dup2(fd, 2), 2);
+    hp_log_init();
+    ck_assert(hp_log_fd_fit());
+    close(fd);
+    unlink(data);
+    dup2(saved, 2);
+    close(saved);
+}
+END_TEST
+
 START_TEST(test_next_fn)
 {
     static void *slot;
@@ -383,6 +425,7 @@ int main(void)
     tcase_add_test(tc, test_write_all_error_keeps_errno);
     tcase_add_test(tc, test_open_proc_self);
     tcase_add_test(tc, test_open_proc_self_after_chroot);
+    tcase_add_test(tc, test_log_fd_fit);
     tcase_add_test(tc, test_next_fn);
     suite_add_tcase(s, tc);
     return hp_unit_run(s);
