@@ -93,8 +93,8 @@ static int patched; /* hooks[] are live */
 /* Non-zero while this thread runs the original allocator on the shim's behalf. */
 static __thread uint8_t in_backend __attribute__((tls_model("initial-exec")));
 
-static void put32(uint8_t *p, int32_t v) { memcpy(p, &v, 4); }
-static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+static void put32(uint8_t *p, int32_t v) { hp_memcpy(p, &v, 4); }
+static void put64(uint8_t *p, uint64_t v) { hp_memcpy(p, &v, 8); }
 
 static int fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
@@ -125,10 +125,10 @@ static int relocate(const uint8_t *fn, size_t size, uint8_t *out)
         switch (in.kind) {
         case HP_X86_PLAIN:
         case HP_X86_END:
-            memcpy(p, at, (size_t)in.len);
+            hp_memcpy(p, at, (size_t)in.len);
             if (in.rip_disp >= 0) {
                 int32_t d;
-                memcpy(&d, at + in.rip_disp, 4);
+                hp_memcpy(&d, at + in.rip_disp, 4);
                 int64_t nd = (int64_t)d + (int64_t)(at - p);
                 if (!fits32(nd))
                     return 0;
@@ -198,7 +198,7 @@ static uint8_t *emit_entry(uint8_t *p, const struct hook *h, int32_t flag)
     if (h->tramp) {
         /* cmpb $0, %fs:flag; jne tramp */
         static const uint8_t cmp[] = {0x64, 0x80, 0x3c, 0x25};
-        memcpy(p, cmp, 4);
+        hp_memcpy(p, cmp, 4);
         put32(p + 4, flag);
         p[8] = 0;
         p[9] = 0x0f;
@@ -212,7 +212,7 @@ static uint8_t *emit_entry(uint8_t *p, const struct hook *h, int32_t flag)
 static uint8_t *emit_backend(uint8_t *p, const struct hook *h, int32_t flag)
 {
     static const uint8_t sub8[] = {0x48, 0x83, 0xec, 0x08}, add8[] = {0x48, 0x83, 0xc4, 0x08};
-    memcpy(p, sub8, 4);
+    hp_memcpy(p, sub8, 4);
     p += 4;
     p[0] = 0x64, p[1] = 0xfe, p[2] = 0x04, p[3] = 0x25; /* incb %fs:flag */
     put32(p + 4, flag);
@@ -223,7 +223,7 @@ static uint8_t *emit_backend(uint8_t *p, const struct hook *h, int32_t flag)
     p[0] = 0x64, p[1] = 0xfe, p[2] = 0x0c, p[3] = 0x25; /* decb %fs:flag */
     put32(p + 4, flag);
     p += 8;
-    memcpy(p, add8, 4);
+    hp_memcpy(p, add8, 4);
     p += 4;
     *p++ = 0xc3;
     return p;
@@ -272,7 +272,7 @@ static void *const *plt_slot(const void *addr)
     if (p[0] != 0xff || p[1] != 0x25)
         return NULL;
     int32_t d;
-    memcpy(&d, p + 2, 4);
+    hp_memcpy(&d, p + 2, 4);
     return (void *const *)(p + 6 + d);
 }
 
@@ -355,7 +355,7 @@ static int add_hook(size_t k, void *fn, size_t size, void *self, const char **wh
         }
     }
     struct hook *h = &hooks[nhooks++];
-    memset(h, 0, sizeof *h);
+    hp_memset(h, 0, sizeof *h);
     h->name = names[k];
     h->fn = fn;
     h->size = size;
@@ -408,7 +408,7 @@ static int symtab_scan(void *malloc_fn, void *base, void *self, const char **why
     const ElfW(Ehdr) *eh = map;
     int r = 0;
     const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(f + eh->e_shoff);
-    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+    if (hp_memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
         eh->e_shentsize != sizeof(ElfW(Shdr)) || eh->e_shoff > fsize ||
         (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) > fsize - eh->e_shoff)
         goto out;
@@ -546,17 +546,17 @@ int hp_patch_allocator(void *malloc_fn, const char **why)
         if (set_prot(h->fn, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) {
             for (int u = 0; u < j; u++) { /* undo */
                 set_prot(hooks[u].fn, PROT_READ | PROT_WRITE | PROT_EXEC);
-                memcpy(hooks[u].fn, hooks[u].saved, JMP_LEN);
+                hp_memcpy(hooks[u].fn, hooks[u].saved, JMP_LEN);
                 set_prot(hooks[u].fn, PROT_READ | PROT_EXEC);
             }
             munmap(pages, len);
             *why = "cannot make the allocator's code writable";
             return -1;
         }
-        memcpy(h->saved, h->fn, JMP_LEN);
+        hp_memcpy(h->saved, h->fn, JMP_LEN);
         uint8_t jmp[JMP_LEN] = {0xe9};
         put32(jmp + 1, (int32_t)(h->entry - (h->fn + JMP_LEN)));
-        memcpy(h->fn, jmp, JMP_LEN);
+        hp_memcpy(h->fn, jmp, JMP_LEN);
         set_prot(h->fn, PROT_READ | PROT_EXEC);
     }
     patched = 1;

@@ -3,6 +3,7 @@
  * that compilers emit are taken, everything else (VEX/EVEX, far transfers, moffs, loops,
  * 16-bit addressing) is refused. */
 #include "x86.h"
+#include "util.h"
 
 #include <string.h>
 
@@ -45,7 +46,7 @@ static int twobyte_refused(uint8_t op)
 
 int hp_x86_decode(const uint8_t *code, int avail, struct hp_x86_insn *in)
 {
-    memset(in, 0, sizeof *in);
+    hp_memset(in, 0, sizeof *in);
     in->rip_disp = -1;
     in->kind = HP_X86_PLAIN;
     int i = 0, opsize16 = 0, rex_w = 0;

@@ -87,7 +87,7 @@ static uint64_t fixed(struct cursor *c, unsigned n)
         return 0;
     }
     uint64_t v = 0;
-    memcpy(&v, c->p, n); /* little-endian */
+    hp_memcpy(&v, c->p, n); /* little-endian */
     c->p += n;
     return v;
 }
@@ -171,7 +171,7 @@ struct cie_info {
 static int parse_cie(const uint8_t *cie, struct cie_info *ci)
 {
     uint32_t len32;
-    memcpy(&len32, cie, 4);
+    hp_memcpy(&len32, cie, 4);
     if (len32 == 0 || len32 == 0xffffffffu)
         return -1;
     struct cursor c = {cie + 4, cie + 4 + len32, 0};
@@ -353,10 +353,10 @@ static uint64_t decode_in_object(const struct dl_find_object *fo, uint64_t pc)
     if (!fde)
         return 0;
     uint32_t len32, cie_off;
-    memcpy(&len32, fde, 4);
+    hp_memcpy(&len32, fde, 4);
     if (len32 == 0 || len32 == 0xffffffffu)
         return 0;
-    memcpy(&cie_off, fde + 4, 4);
+    hp_memcpy(&cie_off, fde + 4, 4);
     if (cie_off == 0)
         return 0; /* that is a CIE */
     struct cie_info ci;
@@ -654,7 +654,7 @@ static HP_COLD int walk_too_deep(struct hp_walk_cache *wc, int m, int reuse, int
 /* The thread's rules and previous walk date from before code was unloaded. */
 static HP_COLD void walk_cache_new_code(struct hp_walk_cache *wc, uint32_t gen)
 {
-    memset(wc->rules, 0, sizeof wc->rules);
+    hp_memset(wc->rules, 0, sizeof wc->rules);
     wc->first_ip = 0;
     wc->first_rule = 0;
     hp_walk_cache_reset(wc);

@@ -93,7 +93,7 @@ static void w_bytes(struct writer *w, const void *data, size_t n)
         size_t c = sizeof w->buf - w->len;
         if (c > n)
             c = n;
-        memcpy(w->buf + w->len, p, c);
+        hp_memcpy(w->buf + w->len, p, c);
         w->len += c;
         p += c;
         n -= c;
@@ -126,8 +126,8 @@ static void w_string(struct writer *w, const char *s, size_t len)
 
 static void file_header(struct hpf_file_header *fh)
 {
-    memset(fh, 0, sizeof *fh);
-    memcpy(fh->magic, HPF_MAGIC, 8);
+    hp_memset(fh, 0, sizeof *fh);
+    hp_memcpy(fh->magic, HPF_MAGIC, 8);
     fh->version = HPF_VERSION;
     fh->header_size = sizeof *fh;
     fh->endian_check = HPF_ENDIAN_CHECK;
@@ -349,7 +349,7 @@ static void elf_info(const struct module_acc *m, uint64_t *bias, uint8_t *id, ui
     if (!first || !readable(m, first->start, sizeof(Elf64_Ehdr)))
         return;
     const Elf64_Ehdr *eh = (const Elf64_Ehdr *)first->start;
-    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64)
+    if (hp_memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64)
         return;
     uint64_t ph = first->start + eh->e_phoff;
     if (!readable(m, ph, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)))
@@ -374,8 +374,8 @@ static void elf_info(const struct module_acc *m, uint64_t *bias, uint8_t *id, ui
             if (next > end)
                 break;
             if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-                !memcmp((const void *)name, "GNU", 4) && nh->n_descsz <= 64) {
-                memcpy(id, (const void *)desc, nh->n_descsz);
+                !hp_memcmp((const void *)name, "GNU", 4) && nh->n_descsz <= 64) {
+                hp_memcpy(id, (const void *)desc, nh->n_descsz);
                 *idlen = nh->n_descsz;
                 return;
             }
@@ -473,7 +473,7 @@ static void write_process(struct writer *w, int reason, uint32_t now_ms)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     struct hpf_process p;
-    memset(&p, 0, sizeof p);
+    hp_memset(&p, 0, sizeof p);
     p.pid = (uint32_t)getpid();
     p.ppid = (uint32_t)getppid();
     p.start_unix_ns = hp_start_unix_ns();
@@ -531,7 +531,7 @@ static void write_contexts(struct writer *w, uint32_t now_ms, uint32_t cpu)
         if (lc > 0) {
             /* Fold the blocks still live into a HIB as if freed now (the RFC's exit rule). */
             struct hpf_hib h;
-            memset(&h, 0, sizeof h);
+            hp_memset(&h, 0, sizeof h);
             h.context_id = c->id;
             h.flags = HPF_HIB_LIVE_FOLDED;
             h.alloc_count = (uint64_t)lc;
@@ -549,7 +549,7 @@ static void write_contexts(struct writer *w, uint32_t now_ms, uint32_t cpu)
             w_bytes(w, &h, sizeof h);
         }
         struct hpf_live lv;
-        memset(&lv, 0, sizeof lv);
+        hp_memset(&lv, 0, sizeof lv);
         lv.context_id = c->id;
         lv.allocs = c->allocs;
         lv.bytes = c->bytes;
@@ -569,7 +569,7 @@ static void write_contexts(struct writer *w, uint32_t now_ms, uint32_t cpu)
 static void write_summary(struct writer *w)
 {
     struct hpf_summary s;
-    memset(&s, 0, sizeof s);
+    hp_memset(&s, 0, sizeof s);
     s.total_allocs = hp_prof.total_allocs;
     s.total_frees = hp_prof.total_frees;
     s.total_bytes = hp_prof.total_bytes;
@@ -891,7 +891,7 @@ void hp_dump_late_init(void)
         return;
     if (hp_opt.dump_signal) {
         struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
+        hp_memset(&sa, 0, sizeof sa);
         sa.sa_sigaction = on_signal;
         sa.sa_flags = SA_SIGINFO | SA_RESTART;
         sigfillset(&sa.sa_mask);

@@ -98,7 +98,7 @@ static void do_init(void)
     const uint8_t *rnd = (const uint8_t *)getauxval(AT_RANDOM);
     uint64_t seed = 0x5eed;
     if (rnd)
-        memcpy(&seed, rnd + 8, sizeof seed); /* the first 8 bytes seed the stack protector */
+        hp_memcpy(&seed, rnd + 8, sizeof seed); /* the first 8 bytes seed the stack protector */
     hp_secret = hp_mix64(seed ^ (uint64_t)(uintptr_t)&seed);
 
     if (hp_backend_init(hp_opt.backend, hp_self_malloc_addr(), (int)hp_opt.patch_allocator,

@@ -84,7 +84,7 @@ static void on_kill(int sig, siginfo_t *si, void *uc)
 void hp_die_by(int sig, int resend)
 {
     struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
+    hp_memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
     /* A vfork child's table of handlers is its own, but this bit is its parent's. */
     if (hp_dump_owner())
@@ -101,7 +101,7 @@ void hp_die_by(int sig, int resend)
 static void take_over(int sig, const struct sigaction *cur)
 {
     struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
+    hp_memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_kill;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigfillset(&sa.sa_mask);

@@ -54,7 +54,7 @@ static HP_COLD struct hp_ctx *depot_get(const uintptr_t *pcs, int n, uint64_t h)
     c->first_alloc_ms = UINT32_MAX;
     c->min_size = UINT64_MAX;
     c->peak_gen = __atomic_load_n(&hp_prof.peak_gen, __ATOMIC_RELAXED); /* nothing live at the peak */
-    memcpy(c->pcs, pcs, (size_t)n * sizeof *pcs);
+    hp_memcpy(c->pcs, pcs, (size_t)n * sizeof *pcs);
     for (;;) {
         c->next = head;
         if (__atomic_compare_exchange_n(b, &head, c, 0, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
@@ -128,7 +128,7 @@ static void table_merge(uint32_t ctx_id, const struct hpf_hib *partial)
     }
     victim->ctx_id = ctx_id;
     victim->last_use = s->clock;
-    memset(&victim->hib, 0, sizeof victim->hib);
+    hp_memset(&victim->hib, 0, sizeof victim->hib);
     victim->hib.context_id = ctx_id;
     hp_hib_merge(&victim->hib, partial);
     hp_unlock(&s->lock);
@@ -490,7 +490,7 @@ static void flush_entry(struct tentry *e)
     push_entry_live(e);
     if (e->hib.alloc_count) {
         table_merge(e->ctx_id, &e->hib);
-        memset(&e->hib, 0, sizeof e->hib);
+        hp_memset(&e->hib, 0, sizeof e->hib);
     }
 }
 
@@ -554,7 +554,7 @@ static struct tentry *entry_new(struct hp_thread *t, struct tentry *e, struct hp
         else
             flush_entry(e);
     }
-    memset(e, 0, sizeof *e);
+    hp_memset(e, 0, sizeof *e);
     e->ctx_id = c->id;
     e->ctx = c;
     e->base_count = __atomic_load_n(&c->live_count, __ATOMIC_RELAXED);
@@ -739,7 +739,7 @@ static inline __attribute__((always_inline)) void free_event(struct hp_thread *t
         if (!c)
             return;
         struct hpf_hib h;
-        memset(&h, 0, sizeof h);
+        hp_memset(&h, 0, sizeof h);
         h.context_id = ctx_id;
         hp_hib_add(&h, &ev);
         table_merge(ctx_id, &h);

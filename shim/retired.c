@@ -27,7 +27,7 @@ static int note_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     struct find *f = arg;
-    if (info->dlpi_addr != f->bias || !info->dlpi_name || strcmp(info->dlpi_name, f->name) != 0)
+    if (info->dlpi_addr != f->bias || !info->dlpi_name || hp_strcmp(info->dlpi_name, f->name) != 0)
         return 0;
     struct hp_retired *r = &f->r;
     for (int i = 0; i < info->dlpi_phnum && r->nsegs < HP_RETIRED_SEGS; i++) {
@@ -46,9 +46,9 @@ static int note_object(struct dl_phdr_info *info, size_t size, void *arg)
                 const char *next = desc + ((nh->n_descsz + 3) & ~3u);
                 if (next > end)
                     break;
-                if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && !memcmp(p + sizeof *nh, "GNU", 4) &&
+                if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && !hp_memcmp(p + sizeof *nh, "GNU", 4) &&
                     nh->n_descsz <= sizeof r->build_id) {
-                    memcpy(r->build_id, desc, nh->n_descsz);
+                    hp_memcpy(r->build_id, desc, nh->n_descsz);
                     r->build_id_len = nh->n_descsz;
                 }
                 p = next;
@@ -83,7 +83,7 @@ void hp_retire_note(void *handle)
         !lm->l_name[0])
         return;
     struct find f;
-    memset(&f, 0, sizeof f);
+    hp_memset(&f, 0, sizeof f);
     f.bias = lm->l_addr;
     f.name = lm->l_name;
     dl_iterate_phdr(note_object, &f);
@@ -100,7 +100,7 @@ void hp_retire_note(void *handle)
     }
     hp_lock(&retired_lock);
     for (struct hp_retired *o = retired; o; o = o->next)
-        if (o->bias == f.r.bias && !strcmp(o->path, f.r.path)) {
+        if (o->bias == f.r.bias && !hp_strcmp(o->path, f.r.path)) {
             hp_unlock(&retired_lock);
             return; /* opened and closed again at the same place */
         }

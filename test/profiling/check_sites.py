@@ -3,7 +3,7 @@
 those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXTRA...]
 KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | sigdump |
 interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads | ext_api | killed | killed_early | vfork_kill |
-drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot.
+drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sanitized.
 Prints one line per failed expectation and exits 1 if there was any."""
 import json
 import sys
@@ -243,6 +243,12 @@ def main():
                  live_count=0)
             expect("no record was evicted (hib_table_size had no effect?)",
                    doc["summary"]["evicted_hibs"] > 1024)
+    elif kind == "sanitized":
+        sites = by_site(doc)
+        site(sites, "site_worker", alloc_count=6000, total_size=6000 * 64, live_count=0,
+             min_size=64, max_size=64)
+        expect(f"backend {doc['process']['backend']}, expected patched (the runtime first)",
+               doc["process"]["backend"] == "patched")
     elif kind == "interval":
         expect("interval dump_reason", doc["process"]["dump_reason"] == "interval")
         expect("interval dump has no contexts", len(doc["contexts"]) > 0)

@@ -59,8 +59,10 @@ run() {
     shift 2
     rm -rf "$tmp/$name"
     mkdir -p "$tmp/$name"
-    if ! timeout 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:$opts" LD_PRELOAD="$shim" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"; then
-        bad "$name" "exit status $? ($(head -c 300 "$tmp/$name.err"))"
+    timeout 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:$opts" LD_PRELOAD="$shim" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+    st=$?
+    if [ $st -ne 0 ]; then
+        bad "$name" "exit status $st ($(head -c 300 "$tmp/$name.err"))"
         return 1
     fi
     return 0
@@ -493,6 +495,28 @@ for mode in data log; do
         $want) [ "$(ls "$tmp/$name" | wc -l)" -eq 1 ] && ok "$name" || bad "$name" "no profile" ;;
         *) bad "$name" "the file holds '$(echo "$got" | head -c 200)'" ;;
         esac
+    fi
+done
+
+# Programs built with gcc's sanitizers (runtimes as shared libraries): heapprof-run preloads
+# the runtime first, the shim patches its allocator; status and output as bare, exact counts.
+for san in address thread leak; do
+    name=sanitized-$san
+    if ! gcc -O1 -g -fsanitize=$san -pthread -o "$out/gcc/sanitized-$san" test/profiling/sanitized.c 2>"$tmp/$name.build"; then
+        bad "$name" "build: $(head -c 200 "$tmp/$name.build")"
+        continue
+    fi
+    rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+    # halt_on_error: a report ends the run with an error status instead of going on.
+    TSAN_OPTIONS=halt_on_error=1 timeout 120 "$top/scripts/heapprof-run" -q -o "$tmp/$name/p.%p.hpf" -- \
+        "$out/gcc/sanitized-$san" >"$tmp/$name.out" 2>"$tmp/$name.err"
+    st=$?
+    if [ $st -ne 0 ]; then
+        bad "$name" "exit status $st ($(head -c 300 "$tmp/$name.err"))"
+    elif grep -q "Sanitizer" "$tmp/$name.err"; then
+        bad "$name" "sanitizer report: $(grep -m1 -A3 "Sanitizer" "$tmp/$name.err" | tr '\n' ' ' | head -c 300)"
+    else
+        check "$name" sanitized "$(ls "$tmp/$name"/p.*.hpf | head -1)"
     fi
 done
 
