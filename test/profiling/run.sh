@@ -498,18 +498,20 @@ for mode in data log; do
     fi
 done
 
-# Programs built with gcc's sanitizers (runtimes as shared libraries): heapprof-run preloads
-# the runtime first, the shim patches its allocator; status and output as bare, exact counts.
-for san in address thread leak; do
-    name=sanitized-$san
-    if ! gcc -O1 -g -fsanitize=$san -pthread -o "$out/gcc/sanitized-$san" test/profiling/sanitized.c 2>"$tmp/$name.build"; then
+# Programs built with sanitizers. gcc's runtimes are shared libraries: heapprof-run preloads
+# the runtime first; clang links its own into the program. Either way the shim patches the
+# sanitizer's allocator; status and output as bare, exact counts.
+for cs in gcc:address gcc:thread gcc:leak clang:address clang:thread clang:memory clang:leak; do
+    cc=${cs%%:*} san=${cs#*:}
+    name=sanitized-$cc-$san
+    if ! $cc -O1 -g -fsanitize=$san -pthread -o "$out/$cc/sanitized-$san" test/profiling/sanitized.c 2>"$tmp/$name.build"; then
         bad "$name" "build: $(head -c 200 "$tmp/$name.build")"
         continue
     fi
     rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
     # halt_on_error: a report ends the run with an error status instead of going on.
     TSAN_OPTIONS=halt_on_error=1 timeout 120 "$top/scripts/heapprof-run" -q -o "$tmp/$name/p.%p.hpf" -- \
-        "$out/gcc/sanitized-$san" >"$tmp/$name.out" 2>"$tmp/$name.err"
+        "$out/$cc/sanitized-$san" >"$tmp/$name.out" 2>"$tmp/$name.err"
     st=$?
     if [ $st -ne 0 ]; then
         bad "$name" "exit status $st ($(head -c 300 "$tmp/$name.err"))"

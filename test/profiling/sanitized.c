@@ -1,5 +1,6 @@
-/* Built with gcc's -fsanitize=address, thread or leak (runtimes as shared libraries, which
- * must come first: heapprof-run preloads them before the shim). Two threads, three times over,
+/* Built with a sanitizer: gcc's address, thread or leak (runtimes as shared libraries, which
+ * must come first: heapprof-run preloads them before the shim), clang's address, thread,
+ * memory or leak (runtime linked into the program). Two threads, three times over,
  * each allocate and free 1,000 blocks of 64 bytes in site_worker; main leaks nothing. The run
  * must end as it does bare (status 0, no sanitizer report: the shim's own metadata writes must
  * not look like races to ThreadSanitizer) with exact counts. */
