@@ -3,9 +3,7 @@
  * that compilers emit are taken, everything else (VEX/EVEX, far transfers, moffs, loops,
  * 16-bit addressing) is refused. */
 #include "x86.h"
-#include "util.h"
 
-#include <string.h>
 
 /* Two-byte opcodes (0F xx) with no ModRM byte. */
 static int twobyte_no_modrm(uint8_t op)
@@ -46,7 +44,7 @@ static int twobyte_refused(uint8_t op)
 
 int hp_x86_decode(const uint8_t *code, int avail, struct hp_x86_insn *in)
 {
-    hp_memset(in, 0, sizeof *in);
+    *in = (struct hp_x86_insn){0}; /* no library call: this file stands alone */
     in->rip_disp = -1;
     in->kind = HP_X86_PLAIN;
     int i = 0, opsize16 = 0, rex_w = 0;
