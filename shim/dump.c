@@ -773,6 +773,10 @@ void hp_dump_before_credentials(void)
     /* Not in a vfork child (its parent's state), nor from a signal handler inside the shim. */
     if (!hp_profiling || !out_template[0] || exit_dumped || hp_tls.depth || !hp_dump_owner())
         return;
+    /* The file exists already (an earlier change, or the spool): nothing to do. hp_dump checks
+     * again under its locks. */
+    if (__atomic_load_n(&spool_fd, __ATOMIC_RELAXED) >= 0)
+        return;
     hp_dump(HPF_DUMP_CREDENTIALS);
 }
 
