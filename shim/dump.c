@@ -254,6 +254,17 @@ static void spool_check(void)
     spool_records = 0;
 }
 
+/* fd, just made at out_path, is the spool from now on (its identity for spool_check). */
+static void spool_adopt(int fd)
+{
+    struct stat st;
+    if (syscall(SYS_fstat, fd, &st) == 0) {
+        spool_dev = (uint64_t)st.st_dev;
+        spool_ino = (uint64_t)st.st_ino;
+    }
+    spool_fd = fd;
+}
+
 /* With spool_lock held. */
 static int spool_open(void)
 {
@@ -293,12 +304,7 @@ static int spool_open(void)
     spool_records += nheld;
     nheld = 0;
     hp_strlcpy(out_path, used, sizeof out_path);
-    struct stat st;
-    if (syscall(SYS_fstat, fd, &st) == 0) {
-        spool_dev = (uint64_t)st.st_dev;
-        spool_ino = (uint64_t)st.st_ino;
-    }
-    spool_fd = fd;
+    spool_adopt(fd);
     return 0;
 }
 
@@ -593,6 +599,15 @@ static void write_summary(struct writer *w)
     w_bytes(w, &s, sizeof s);
 }
 
+/* A dump that stops before writing anything: both locks held, depth raised. */
+static int dump_abandon(int rc)
+{
+    hp_unlock(&spool_lock);
+    hp_tls.depth--;
+    hp_unlock(&dump_lock);
+    return rc;
+}
+
 int hp_dump(int reason)
 {
     if (!hp_profiling || !out_template[0])
@@ -631,10 +646,7 @@ int hp_dump(int reason)
     if (final) {
         /* The exit profile continues the spool file, which already holds evicted HIBs. */
         if (spool_open() != 0) {
-            hp_unlock(&spool_lock);
-            hp_tls.depth--;
-            hp_unlock(&dump_lock);
-            return -1;
+            return dump_abandon(-1);
         }
         w->fd = spool_fd;
         w->records = spool_records;
@@ -645,17 +657,11 @@ int hp_dump(int reason)
          * is written into it later. Nothing to do when the file exists already. */
         spool_check();
         if (spool_fd >= 0) {
-            hp_unlock(&spool_lock);
-            hp_tls.depth--;
-            hp_unlock(&dump_lock);
-            return 0;
+            return dump_abandon(0);
         }
         w->fd = create_file(out_path, used, sizeof used);
         if (w->fd < 0) {
-            hp_unlock(&spool_lock);
-            hp_tls.depth--;
-            hp_unlock(&dump_lock);
-            return -1;
+            return dump_abandon(-1);
         }
         w_file_header(w);
         if (inherit_fd >= 0) {
@@ -665,12 +671,7 @@ int hp_dump(int reason)
         w_bytes(w, held, (size_t)nheld * sizeof held[0]); /* they stay held */
         w->records += nheld;
         hp_strlcpy(out_path, used, sizeof out_path);
-        struct stat st;
-        if (syscall(SYS_fstat, w->fd, &st) == 0) {
-            spool_dev = (uint64_t)st.st_dev;
-            spool_ino = (uint64_t)st.st_ino;
-        }
-        spool_fd = w->fd;
+        spool_adopt(w->fd);
         spool_provisional = 1;
         spool_records = 0;
     } else {
@@ -678,10 +679,7 @@ int hp_dump(int reason)
         hp_fmt(path, sizeof path, "%s.%u", out_path, dump_seq + 1);
         w->fd = create_file(path, used, sizeof used);
         if (w->fd < 0) {
-            hp_unlock(&spool_lock);
-            hp_tls.depth--;
-            hp_unlock(&dump_lock);
-            return -1;
+            return dump_abandon(-1);
         }
         w_file_header(w);
         spool_check();
