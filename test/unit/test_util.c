@@ -340,7 +340,11 @@ START_TEST(test_open_proc_self_after_chroot)
     ck_assert_int_ge(tmp, 0);
     hp_proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
     ck_assert_int_ge(hp_proc_fd, 0);
-    ck_assert_int_eq(chroot(dir), 0);
+    if (chroot(dir) != 0) { /* root without CAP_SYS_CHROOT (a container): nothing to test */
+        ck_assert_int_eq(errno, EPERM);
+        rmdir(dir);
+        return;
+    }
     ck_assert_int_eq(chdir("/"), 0);
     ck_assert_int_lt(open("/proc/self/cmdline", O_RDONLY), 0); /* not in the new root */
     int fd = (int)hp_open_proc_self("cmdline");
