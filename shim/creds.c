@@ -109,7 +109,7 @@ HP_EXPORT int chroot(const char *path)
     int (*f)(const char *) = NEXT(real_chroot, "chroot", int (*)(const char *));
     before(geteuid() == 0);
     /* The memory map and command line are read from /proc at every dump. */
-    if (hp_proc_fd < 0)
+    if (hp_proc_fd < 0 && hp_profiling)
         hp_proc_fd = (int)hp_sys_open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
     return f ? f(path) : MISSING();
 }
