@@ -860,6 +860,26 @@ static void start_interval_thread(void)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/* Say at startup, not at exit hours later, when the profile cannot be made where asked. */
+static void check_output_dir(void)
+{
+    static char dir[1100];
+    hp_strlcpy(dir, out_path, sizeof dir);
+    char *slash = NULL;
+    for (char *p = dir; *p; p++)
+        if (*p == '/')
+            slash = p;
+    if (!slash)
+        return;
+    slash[slash == dir] = 0; /* "/x" keeps "/" */
+    struct stat st;
+    if (syscall(SYS_stat, dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        hp_error("profiles cannot be written: %s is not a directory (output=%s)", dir, hp_opt.output);
+    else if (syscall(SYS_access, dir, W_OK | X_OK) != 0)
+        hp_error("profiles cannot be written: no permission to create files in %s (output=%s)", dir,
+                 hp_opt.output);
+}
+
 void hp_dump_init(void)
 {
     dump_pid = (int)syscall(SYS_getpid);
@@ -885,6 +905,7 @@ void hp_dump_init(void)
         hp_fmt(out_template, sizeof out_template, "%s/%s", cwd, o);
     }
     expand_path();
+    check_output_dir();
 }
 
 void hp_dump_late_init(void)

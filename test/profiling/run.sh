@@ -524,6 +524,18 @@ for cs in gcc:address gcc:thread gcc:leak clang:address clang:thread clang:memor
     fi
 done
 
+# An output directory that does not exist is reported when the program starts, not only at
+# exit; the program runs as bare.
+name=output-dir-missing
+HEAPPROF_OPTIONS="output=$tmp/no-such-dir/p.%p.hpf" LD_PRELOAD="$shim" "$out/gcc/quick_exit" >/dev/null 2>"$tmp/$name.err"
+st=$?
+first=$(head -1 "$tmp/$name.err")
+case $first in
+"heapprof: profiles cannot be written: $tmp/no-such-dir is not a directory"*)
+    [ $st -eq 3 ] && ok "$name" || bad "$name" "status $st, expected 3" ;;
+*) bad "$name" "first line of stderr: $first" ;;
+esac
+
 # heapprof-run --backend: the allocator is preloaded after the shim and is its backend.
 for be in jemalloc tcmalloc mimalloc; do
     name=heapprof-run-backend-$be
