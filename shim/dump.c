@@ -645,9 +645,8 @@ int hp_dump(int reason)
     hp_lock(&spool_lock);
     if (final) {
         /* The exit profile continues the spool file, which already holds evicted HIBs. */
-        if (spool_open() != 0) {
+        if (spool_open() != 0)
             return dump_abandon(-1);
-        }
         w->fd = spool_fd;
         w->records = spool_records;
         hp_strlcpy(used, out_path, sizeof used);
@@ -656,13 +655,11 @@ int hp_dump(int reason)
         /* Made now, while the process may still create it, and kept open: the exit profile
          * is written into it later. Nothing to do when the file exists already. */
         spool_check();
-        if (spool_fd >= 0) {
+        if (spool_fd >= 0)
             return dump_abandon(0);
-        }
         w->fd = create_file(out_path, used, sizeof used);
-        if (w->fd < 0) {
+        if (w->fd < 0)
             return dump_abandon(-1);
-        }
         w_file_header(w);
         if (inherit_fd >= 0) {
             w_flush(w);
@@ -678,9 +675,8 @@ int hp_dump(int reason)
         static char path[1200];
         hp_fmt(path, sizeof path, "%s.%u", out_path, dump_seq + 1);
         w->fd = create_file(path, used, sizeof used);
-        if (w->fd < 0) {
+        if (w->fd < 0)
             return dump_abandon(-1);
-        }
         w_file_header(w);
         spool_check();
         if (spool_fd >= 0 && !spool_provisional) {
