@@ -184,8 +184,9 @@ static void expand_path(void)
     out_path[o] = 0;
 }
 
-/* Create path (or path-1, path-2, ... if it exists) exclusively, without following links. */
-static int create_file(const char *path, char *used, size_t cap)
+/* Create path (or path-1, path-2, ... if it exists) exclusively, without following links.
+ * A failure is reported with note after it, or not at all when note is NULL. */
+static int create_file(const char *path, char *used, size_t cap, const char *note)
 {
     for (int k = 0; k < 100; k++) {
         if (k == 0)
@@ -198,9 +199,10 @@ static int create_file(const char *path, char *used, size_t cap)
         if (errno != EEXIST)
             break;
     }
-    hp_error("cannot create profile %s: %s", path, errno == EACCES ? "permission denied" :
-             errno == ENOENT ? "no such directory" : errno == ELOOP ? "it is a symbolic link" :
-             "open failed");
+    if (note)
+        hp_error("cannot create profile %s: %s%s", path, errno == EACCES ? "permission denied" :
+                 errno == ENOENT ? "no such directory" : errno == ELOOP ? "it is a symbolic link" :
+                 "open failed", note);
     return -1;
 }
 
@@ -292,7 +294,7 @@ static int spool_open(void)
     if (!out_template[0])
         return -1;
     static char used[1200];
-    int fd = create_file(out_path, used, sizeof used);
+    int fd = create_file(out_path, used, sizeof used, "");
     if (fd < 0)
         return -1;
     struct hpf_file_header fh;
@@ -657,7 +659,7 @@ int hp_dump(int reason)
         spool_check();
         if (spool_fd >= 0)
             return dump_abandon(0);
-        w->fd = create_file(out_path, used, sizeof used);
+        w->fd = create_file(out_path, used, sizeof used, "");
         if (w->fd < 0)
             return dump_abandon(-1);
         w_file_header(w);
@@ -674,9 +676,15 @@ int hp_dump(int reason)
     } else {
         static char path[1200];
         hp_fmt(path, sizeof path, "%s.%u", out_path, dump_seq + 1);
-        w->fd = create_file(path, used, sizeof used);
-        if (w->fd < 0)
+        /* An interval dump that cannot be made (after the process gave up its privileges,
+         * say) is said once, not every interval. */
+        static int failed_before;
+        w->fd = create_file(path, used, sizeof used,
+                            failed_before ? NULL : " (later on-demand dumps that fail are not reported)");
+        if (w->fd < 0) {
+            failed_before = 1;
             return dump_abandon(-1);
+        }
         w_file_header(w);
         spool_check();
         if (spool_fd >= 0 && !spool_provisional) {

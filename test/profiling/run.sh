@@ -535,6 +535,12 @@ case $first in
     [ $st -eq 3 ] && ok "$name" || bad "$name" "status $st, expected 3" ;;
 *) bad "$name" "first line of stderr: $first" ;;
 esac
+# Interval dumps that cannot be made are reported once, not at every interval.
+name=output-dir-missing-interval
+HEAPPROF_OPTIONS="output=$tmp/no-such-dir/p.%p.hpf:dump_interval_ms=20" LD_PRELOAD="$shim" "$out/gcc/sites" >/dev/null 2>"$tmp/$name.err"
+n_od=$(grep -c "cannot create profile .*\.hpf\.[0-9]*: no such directory (later on-demand dumps" "$tmp/$name.err")
+n_all=$(grep -c "cannot create profile" "$tmp/$name.err")
+if [ "$n_od" -eq 1 ] && [ "$n_all" -eq 2 ]; then ok "$name"; else bad "$name" "$n_all messages, $n_od about on-demand dumps: $(head -c 300 "$tmp/$name.err")"; fi
 
 # heapprof-run --backend: the allocator is preloaded after the shim and is its backend.
 for be in jemalloc tcmalloc mimalloc; do
