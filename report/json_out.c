@@ -36,6 +36,7 @@ static const char *hr_reason_name(uint32_t r)
     case HPF_DUMP_INTERVAL: return "interval";
     case HPF_DUMP_KILLED: return "killed";
     case HPF_DUMP_CREDENTIALS: return "credentials";
+    case HPF_DUMP_PEAK: return "peak";
     default: return "unknown";
     }
 }

@@ -15,6 +15,7 @@ static const char *hr_reason_text(uint32_t r)
     case HPF_DUMP_SIGNAL: return "on signal";
     case HPF_DUMP_INTERVAL: return "on interval";
     case HPF_DUMP_KILLED: return "when a signal ended the process";
+    case HPF_DUMP_PEAK: return "when the heap reached a new peak (dump_peak_growth)";
     case HPF_DUMP_CREDENTIALS: return "before the process changed its user or root (provisional: it exec'd or ended without its exit profile)";
     default: return "for an unknown reason";
     }

@@ -621,6 +621,7 @@ int hp_dump(int reason)
     /* The final profile of the process continues the spool file; the others are numbered. */
     int final = reason == HPF_DUMP_EXIT || reason == HPF_DUMP_KILLED;
     int provisional = reason == HPF_DUMP_CREDENTIALS;
+    int peak = reason == HPF_DUMP_PEAK;
     if (final || provisional) {
         hp_lock(&dump_lock);
         if (exit_dumped) {
@@ -675,7 +676,10 @@ int hp_dump(int reason)
         spool_records = 0;
     } else {
         static char path[1200];
-        hp_fmt(path, sizeof path, "%s.%u", out_path, dump_seq + 1);
+        if (peak) /* written aside, then renamed over the previous one */
+            hp_fmt(path, sizeof path, "%s.peak.tmp", out_path);
+        else
+            hp_fmt(path, sizeof path, "%s.%u", out_path, dump_seq + 1);
         /* An interval dump that cannot be made (after the process gave up its privileges,
          * say) is said once, not every interval. */
         static int failed_before;
@@ -704,7 +708,8 @@ int hp_dump(int reason)
         }
         w_bytes(w, held, (size_t)nheld * sizeof held[0]); /* none once the spool exists */
         w->records += nheld;
-        dump_seq++;
+        if (!peak)
+            dump_seq++;
     }
     hp_unlock(&spool_lock);
 
@@ -721,16 +726,24 @@ int hp_dump(int reason)
     w_record(w, HPF_REC_END, 0, sizeof end);
     w_bytes(w, &end, sizeof end);
     w_flush(w);
-    if (w->err) {
-        hp_error("writing profile %s failed (errno %d)", used, w->err);
-        rc = -1;
-    } else if (!provisional) {
-        hp_info("profile written to %s", used);
-    }
     if (final)
         syscall(SYS_fsync, w->fd);
     else if (!provisional)
         syscall(SYS_close, w->fd);
+    if (peak && !w->err) {
+        static char final_path[1200];
+        hp_fmt(final_path, sizeof final_path, "%s.peak", out_path);
+        if (syscall(SYS_rename, used, final_path) == 0)
+            hp_strlcpy(used, final_path, sizeof used);
+        else
+            w->err = errno;
+    }
+    if (w->err) {
+        hp_error("writing profile %s failed (errno %d)", used, w->err);
+        rc = -1;
+    } else if (!provisional && !peak) {
+        hp_info("profile written to %s", used);
+    }
     hp_tls.depth--;
     hp_unlock(&dump_lock);
     /* A signal that arrived during the dump may have left another one (or a kill) to do. */

@@ -48,6 +48,7 @@ enum hpf_dump_reason {
     HPF_DUMP_KILLED = 5,   /* a signal ended the process (hpf_summary.killed_by says which) */
     HPF_DUMP_CREDENTIALS = 6, /* provisional, made before the process changed its user or root
                                * directory; its exit profile replaces it */
+    HPF_DUMP_PEAK = 7,        /* the heap reached a new peak (dump_peak_growth); <output>.peak */
 };
 
 enum hpf_unwinder { HPF_UNWIND_FP = 1, HPF_UNWIND_LIBUNWIND = 2, HPF_UNWIND_CFI = 3 };

@@ -277,6 +277,12 @@ static __attribute__((noinline)) void new_peak(int64_t now_size, int64_t now_cou
         if (!multi || hp_prof.peak_size > hp_prof.peak_snap_size + hp_prof.peak_snap_size / 100 ||
             hp_prof.peak_snap_size == 0)
             hp_prof.peak_pending = 1;
+        /* dump_peak_growth: written by this thread on its way out of the shim. */
+        if (HP_UNLIKELY(hp_prof.peak_dump_at) && hp_prof.peak_size >= hp_prof.peak_dump_at) {
+            hp_prof.peak_dump_at = hp_prof.peak_size + hp_prof.peak_size / 100 * hp_opt.dump_peak_growth;
+            if (!hp_dump_pending)
+                hp_dump_pending = HPF_DUMP_PEAK;
+        }
     }
     if (multi)
         hp_unlock(&peak_lock);
@@ -965,6 +971,7 @@ void hp_profile_init(void)
     slots = hp_meta_map(nsets * ways * sizeof *slots);
     tmask_max = hp_opt.thread_cache_size - 1;
     hp_prof.slack = hp_opt.peak_slack_kb * 1024;
+    hp_prof.peak_dump_at = hp_opt.dump_peak_growth ? (uint64_t)1 << 20 : 0;
     if (!buckets || !hp_prof.by_id || !sets || !slots) {
         hp_error("metadata budget too small for the profiler's tables; profiling is off");
         hp_profiling = 0;

@@ -36,6 +36,7 @@ struct hp_prof {
     int64_t live_count;
     uint64_t peak_size __attribute__((aligned(64)));
     uint64_t peak_count, peak_ms, peak_snap_size;
+    uint64_t peak_dump_at; /* dump_peak_growth: the peak that asks for the next .peak dump; 0: off */
     int peak_pending;
     uint64_t total_allocs __attribute__((aligned(64)));
     uint64_t total_frees, total_bytes;

@@ -3,7 +3,7 @@
 those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXTRA...]
 KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | sigdump |
 interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads | ext_api | killed | killed_early | vfork_kill |
-drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sanitized.
+drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sanitized | peak_kill.
 Prints one line per failed expectation and exits 1 if there was any."""
 import json
 import sys
@@ -249,6 +249,13 @@ def main():
              min_size=64, max_size=64)
         expect(f"backend {doc['process']['backend']}, expected patched (the runtime first)",
                doc["process"]["backend"] == "patched")
+    elif kind == "peak_kill":
+        reason = doc["process"]["dump_reason"]
+        expect(f"dump_reason {reason}, expected peak", reason == "peak")
+        site(by_site(doc), "site_big", alloc_count=18, live_count=18, live_size=18 * MiB,
+             min_size=MiB, max_size=MiB)
+        expect(f"peak_live_size {doc['summary']['peak_live_size']}, expected 18 MiB",
+               doc["summary"]["peak_live_size"] == 18 * MiB)
     elif kind == "interval":
         expect("interval dump_reason", doc["process"]["dump_reason"] == "interval")
         expect("interval dump has no contexts", len(doc["contexts"]) > 0)

@@ -542,6 +542,19 @@ n_od=$(grep -c "cannot create profile .*\.hpf\.[0-9]*: no such directory (later 
 n_all=$(grep -c "cannot create profile" "$tmp/$name.err")
 if [ "$n_od" -eq 1 ] && [ "$n_all" -eq 2 ]; then ok "$name"; else bad "$name" "$n_all messages, $n_od about on-demand dumps: $(head -c 300 "$tmp/$name.err")"; fi
 
+# dump_peak_growth: a process killed with SIGKILL (no exit profile) leaves <output>.peak, the
+# profile of its biggest heap; no temporary file stays behind.
+gcc -O1 -g -o "$out/gcc/peak_kill" test/profiling/peak_kill.c
+name=peak-kill
+rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:dump_peak_growth=50" LD_PRELOAD="$shim" "$out/gcc/peak_kill" 2>"$tmp/$name.err"
+st=$?
+files=$(ls "$tmp/$name")
+case $files in
+p.*.hpf.peak) [ $st -eq 137 ] && check "$name" peak_kill "$tmp/$name/$files" || bad "$name" "status $st, expected 137" ;;
+*) bad "$name" "files: $(echo $files), expected one p.PID.hpf.peak; $(head -c 200 "$tmp/$name.err")" ;;
+esac
+
 # heapprof-run --backend: the allocator is preloaded after the shim and is its backend.
 for be in jemalloc tcmalloc mimalloc; do
     name=heapprof-run-backend-$be
