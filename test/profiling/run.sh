@@ -555,6 +555,22 @@ p.*.hpf.peak) [ $st -eq 137 ] && check "$name" peak_kill "$tmp/$name/$files" || 
 *) bad "$name" "files: $(echo $files), expected one p.PID.hpf.peak; $(head -c 200 "$tmp/$name.err")" ;;
 esac
 
+# heapprof-run warns about an allocator linked in under names of its own (Rust's
+# jemallocator: _rjem_*), whose allocations the profile cannot show; not about others.
+gcc -O1 -g -o "$out/gcc/prefixed_alloc" test/profiling/prefixed_alloc.c
+name=heapprof-run-prefixed-allocator
+rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+"$top/scripts/heapprof-run" -q -o "$tmp/$name/p.%p.hpf" -- "$out/gcc/prefixed_alloc" 2>"$tmp/$name.err"
+st=$?
+"$top/scripts/heapprof-run" -q -o "$tmp/$name/q.%p.hpf" -- "$out/gcc/quick_exit" 2>"$tmp/$name.err2"
+if [ $st -ne 0 ] || ! grep -q "heapprof-run: warning: .*_rjem_ prefix" "$tmp/$name.err"; then
+    bad "$name" "status $st: $(head -c 300 "$tmp/$name.err")"
+elif grep -q "heapprof-run: warning" "$tmp/$name.err2"; then
+    bad "$name" "warned about a program without such an allocator: $(head -c 300 "$tmp/$name.err2")"
+else
+    ok "$name"
+fi
+
 # heapprof-run --backend: the allocator is preloaded after the shim and is its backend.
 for be in jemalloc tcmalloc mimalloc; do
     name=heapprof-run-backend-$be
