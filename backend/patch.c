@@ -371,8 +371,14 @@ static int add_hook(size_t k, void *fn, size_t size, void *self, const char **wh
     return 0;
 }
 
-static int name_index(const char *s, size_t max)
+/* The index in names[] of symbol s (at most max bytes) once prefix is taken off its front. */
+static int name_index(const char *prefix, const char *s, size_t max)
 {
+    while (*prefix) {
+        if (!max || *s != *prefix)
+            return -1;
+        s++, prefix++, max--;
+    }
     for (size_t k = 0; k < NNAMES; k++) {
         const char *n = names[k];
         size_t i = 0;
@@ -388,7 +394,7 @@ static int name_index(const char *s, size_t max)
  * when stripped): global functions among names[] that the dynamic symbol table did not give.
  * (A shared library exports every global function a program can call.) The file's addresses
  * are placed by the program's malloc, whose run-time address is known. */
-static int symtab_scan(void *malloc_fn, void *base, void *self, const char **why)
+static int symtab_scan(const char *prefix, void *malloc_fn, void *base, void *self, const char **why)
 {
     const ElfW(Ehdr) *mem = base;
     if ((uintptr_t)base != (uintptr_t)getauxval(AT_PHDR) - mem->e_phoff)
@@ -422,13 +428,14 @@ static int symtab_scan(void *malloc_fn, void *base, void *self, const char **why
         const ElfW(Sym) *syms = (const ElfW(Sym) *)(f + sh[i].sh_offset);
         size_t nsyms = sh[i].sh_size / sizeof(ElfW(Sym));
         const char *str = (const char *)(f + strs->sh_offset);
-        /* Where the file's addresses are now: the object's malloc is known. */
-        uintptr_t bias = 0;
-        int have_bias = 0;
+        /* Where the file's addresses are now: the object's malloc is known, or else the
+         * program's load address (dladdr below checks each function against it). */
+        uintptr_t bias = (uintptr_t)base - (eh->e_type == ET_DYN ? 0 : (uintptr_t)base);
+        int have_bias = !malloc_fn;
         for (size_t k = 0; k < nsyms && !have_bias; k++)
             if (syms[k].st_name < strs->sh_size && ELF64_ST_TYPE(syms[k].st_info) == STT_FUNC &&
                 syms[k].st_shndx != SHN_UNDEF &&
-                name_index(str + syms[k].st_name, strs->sh_size - syms[k].st_name) == 0)
+                name_index("", str + syms[k].st_name, strs->sh_size - syms[k].st_name) == 0)
                 bias = (uintptr_t)malloc_fn - syms[k].st_value, have_bias = 1;
         if (!have_bias)
             break;
@@ -438,7 +445,7 @@ static int symtab_scan(void *malloc_fn, void *base, void *self, const char **why
             if (y->st_name >= strs->sh_size || ELF64_ST_TYPE(y->st_info) != STT_FUNC ||
                 y->st_shndx == SHN_UNDEF || y->st_value == 0 || (bind != STB_GLOBAL && bind != STB_WEAK))
                 continue;
-            int idx = name_index(str + y->st_name, strs->sh_size - y->st_name);
+            int idx = name_index(prefix, str + y->st_name, strs->sh_size - y->st_name);
             if (idx < 0)
                 continue;
             void *fn = (void *)(bias + y->st_value);
@@ -456,6 +463,8 @@ out:
     munmap(map, fsize);
     return r;
 }
+
+static int install_hooks(const char **why);
 
 int hp_patch_allocator(void *malloc_fn, const char **why)
 {
@@ -496,8 +505,17 @@ int hp_patch_allocator(void *malloc_fn, const char **why)
         if (add_hook(k, fn, sym ? sym->st_size : 0, self, why) != 0)
             return -1;
     }
-    if (symtab_scan(malloc_fn, base, self, why) != 0)
+    if (symtab_scan("", malloc_fn, base, self, why) != 0)
         return -1;
+    if (install_hooks(why) != 0)
+        return -1;
+    patched = 1;
+    return 0;
+}
+
+/* Write the jumps of hooks[0..nhooks): all or none. */
+static int install_hooks(const char **why)
+{
     uintptr_t lo = UINTPTR_MAX, hi = 0;
     for (int j = 0; j < nhooks; j++) {
         uintptr_t a = (uintptr_t)hooks[j].fn;
@@ -559,8 +577,36 @@ int hp_patch_allocator(void *malloc_fn, const char **why)
         hp_memcpy(h->fn, jmp, JMP_LEN);
         set_prot(h->fn, PROT_READ | PROT_EXEC);
     }
-    patched = 1;
     return 0;
+}
+
+static int redirected; /* hooks[] lead an allocator under a prefix to the shim */
+
+int hp_patch_prefixed(const char *prefix, const char **why)
+{
+    if (patched || redirected) {
+        *why = "the shim patched an allocator already";
+        return -1;
+    }
+    Dl_info info;
+    if (!dladdr((void *)getauxval(AT_ENTRY), &info)) { /* the program's load address */
+        *why = "the program is in no loaded object";
+        return -1;
+    }
+    void *self = self_handle();
+    if (!self) {
+        *why = "the shim cannot find itself";
+        return -1;
+    }
+    nhooks = 0;
+    if (symtab_scan(prefix, NULL, info.dli_fbase, self, why) != 0)
+        return -1;
+    if (nhooks == 0)
+        return 0; /* no such allocator */
+    if (install_hooks(why) != 0)
+        return -1;
+    redirected = 1;
+    return nhooks;
 }
 
 void *hp_patch_original(const char *name)
@@ -590,6 +636,13 @@ void *hp_patch_patched(const char *name)
 int hp_patch_allocator(void *malloc_fn, const char **why)
 {
     (void)malloc_fn;
+    *why = "patching is implemented for x86_64 only";
+    return -1;
+}
+
+int hp_patch_prefixed(const char *prefix, const char **why)
+{
+    (void)prefix;
     *why = "patching is implemented for x86_64 only";
     return -1;
 }

@@ -12,6 +12,12 @@
  * original `name` (NULL if the object has none). Returns -1 (and changes nothing) when they
  * cannot all be patched; *why then says why. */
 int hp_patch_allocator(void *malloc_fn, const char **why);
+/* An allocator linked into the program under names of its own (Rust's jemallocator links
+ * jemalloc as _rjem_malloc, _rjem_sdallocx, ...), found in the program's full symbol table:
+ * patch each prefix+name of the C and jemalloc API to lead to the shim's name, whose blocks
+ * come from the shim's own backend (that allocator is no longer used). Returns how many entry
+ * points were patched (0: no such allocator), or -1 (changing nothing) with *why. */
+int hp_patch_prefixed(const char *prefix, const char **why);
 void *hp_patch_original(const char *name);
 /* Where a call of the function at addr goes: addr, or for a PLT entry that stands for the
  * function (a non-PIE program that takes its address), the function itself. */

@@ -4,6 +4,7 @@
  * bootstrap arena, so nothing ever waits for it. */
 #include "hp.h"
 #include "backend.h"
+#include "patch.h"
 #include "meta.h"
 #include "header.h"
 #include "options.h"
@@ -111,6 +112,16 @@ static void do_init(void)
                 "not patched (%s); the shim only forwards to it and records nothing",
                 hp_be.object, hp_be.why_not_patched ? hp_be.why_not_patched : "?");
         return;
+    }
+    if (hp_opt.patch_prefixed && !hp_be.in_front) {
+        const char *why = "?";
+        int n = hp_patch_prefixed("_rjem_", &why);
+        if (n > 0)
+            hp_info("patched %d entry points of the jemalloc linked in under the _rjem_ prefix: "
+                    "what the program allocates through them now comes from %s", n, hp_be.object);
+        else if (n < 0)
+            hp_warn("patch_prefixed: the jemalloc linked in under the _rjem_ prefix stays unpatched "
+                    "(%s): its allocations are not in the profile", why);
     }
     /* Mirror what the backend does with realloc(p, 0). */
     if (hp_be.realloc) {

@@ -3,7 +3,7 @@
 those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXTRA...]
 KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | sigdump |
 interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads | ext_api | killed | killed_early | vfork_kill |
-drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sanitized | peak_kill.
+drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sanitized | peak_kill | rjem | rjem_off.
 Prints one line per failed expectation and exits 1 if there was any."""
 import json
 import sys
@@ -256,6 +256,16 @@ def main():
              min_size=MiB, max_size=MiB)
         expect(f"peak_live_size {doc['summary']['peak_live_size']}, expected 18 MiB",
                doc["summary"]["peak_live_size"] == 18 * MiB)
+    elif kind in ("rjem", "rjem_off"):
+        sites = by_site(doc)
+        site(sites, "site_libc", alloc_count=70, total_size=70 * 24, live_count=0)
+        if kind == "rjem":
+            site(sites, "site_rjem", alloc_count=350, total_size=165400, live_count=0,
+                 min_size=40, max_size=2000)
+            summ = doc["summary"]
+            expect("foreign or double frees", summ["foreign_frees"] == 0 and summ["double_frees"] == 0)
+        else:
+            expect("site_rjem in the profile without patch_prefixed", "site_rjem" not in sites)
     elif kind == "interval":
         expect("interval dump_reason", doc["process"]["dump_reason"] == "interval")
         expect("interval dump has no contexts", len(doc["contexts"]) > 0)

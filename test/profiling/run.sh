@@ -555,6 +555,25 @@ p.*.hpf.peak) [ $st -eq 137 ] && check "$name" peak_kill "$tmp/$name/$files" || 
 *) bad "$name" "files: $(echo $files), expected one p.PID.hpf.peak; $(head -c 200 "$tmp/$name.err")" ;;
 esac
 
+# jemalloc under the _rjem_ prefix (Rust's jemallocator), made from Debian's static libjemalloc
+# by renaming its public symbols: patch_prefixed=1 profiles its allocations exactly (served by
+# the shim's backend); without it they are missing, and heapprof-run says so.
+name=prefixed-jemalloc
+jem=/usr/lib/x86_64-linux-gnu/libjemalloc_pic.a
+if nm -g --defined-only "$jem" 2>/dev/null | awk 'NF == 3 && ($2 == "T" || $2 == "W") && $3 !~ /^je_/ {print $3 " _rjem_" $3}' |
+    sort -u >"$tmp/rjem.syms" && [ -s "$tmp/rjem.syms" ] &&
+    objcopy --redefine-syms="$tmp/rjem.syms" "$jem" "$tmp/librjem.a" &&
+    gcc -O1 -g -o "$out/gcc/rjem" test/profiling/rjem.c "$tmp/librjem.a" -lpthread -ldl -lm -lstdc++ 2>"$tmp/$name.build"; then
+    if run "$name" "patch_prefixed=1" "$out/gcc/rjem"; then
+        check "$name" rjem "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+    fi
+    if run prefixed-jemalloc-off "" "$out/gcc/rjem"; then
+        check prefixed-jemalloc-off rjem_off "$(ls "$tmp/prefixed-jemalloc-off"/p.*.hpf | head -1)"
+    fi
+else
+    bad "$name" "cannot build a prefixed jemalloc from $jem: $(head -c 200 "$tmp/$name.build")"
+fi
+
 # heapprof-run warns about an allocator linked in under names of its own (Rust's
 # jemallocator: _rjem_*), whose allocations the profile cannot show; not about others.
 gcc -O1 -g -o "$out/gcc/prefixed_alloc" test/profiling/prefixed_alloc.c
