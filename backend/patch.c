@@ -393,7 +393,8 @@ static int name_index(const char *prefix, const char *s, size_t max)
 /* The main program's full symbol table (.symtab, read from the file it runs from; absent
  * when stripped): global functions among names[] that the dynamic symbol table did not give.
  * (A shared library exports every global function a program can call.) The file's addresses
- * are placed by the program's malloc, whose run-time address is known. */
+ * are placed by the program's malloc when its run-time address is given, else by the program's
+ * load address; prefix is what the names carry in front (hp_patch_prefixed). */
 static int symtab_scan(const char *prefix, void *malloc_fn, void *base, void *self, const char **why)
 {
     const ElfW(Ehdr) *mem = base;
@@ -430,7 +431,7 @@ static int symtab_scan(const char *prefix, void *malloc_fn, void *base, void *se
         const char *str = (const char *)(f + strs->sh_offset);
         /* Where the file's addresses are now: the object's malloc is known, or else the
          * program's load address (dladdr below checks each function against it). */
-        uintptr_t bias = (uintptr_t)base - (eh->e_type == ET_DYN ? 0 : (uintptr_t)base);
+        uintptr_t bias = eh->e_type == ET_DYN ? (uintptr_t)base : 0;
         int have_bias = !malloc_fn;
         for (size_t k = 0; k < nsyms && !have_bias; k++)
             if (syms[k].st_name < strs->sh_size && ELF64_ST_TYPE(syms[k].st_info) == STT_FUNC &&

@@ -563,10 +563,14 @@ jem=/usr/lib/x86_64-linux-gnu/libjemalloc_pic.a
 if nm -g --defined-only "$jem" 2>/dev/null | awk 'NF == 3 && ($2 == "T" || $2 == "W") && $3 !~ /^je_/ {print $3 " _rjem_" $3}' |
     sort -u >"$tmp/rjem.syms" && [ -s "$tmp/rjem.syms" ] &&
     objcopy --redefine-syms="$tmp/rjem.syms" "$jem" "$tmp/librjem.a" &&
-    gcc -O1 -g -o "$out/gcc/rjem" test/profiling/rjem.c "$tmp/librjem.a" -lpthread -ldl -lm -lstdc++ 2>"$tmp/$name.build"; then
-    if run "$name" "patch_prefixed=1" "$out/gcc/rjem"; then
-        check "$name" rjem "$(ls "$tmp/$name"/p.*.hpf | head -1)"
-    fi
+    gcc -O1 -g -o "$out/gcc/rjem" test/profiling/rjem.c "$tmp/librjem.a" -lpthread -ldl -lm -lstdc++ 2>"$tmp/$name.build" &&
+    gcc -O1 -g -no-pie -o "$out/gcc/rjem-nopie" test/profiling/rjem.c "$tmp/librjem.a" -lpthread -ldl -lm -lstdc++ 2>>"$tmp/$name.build"; then
+    for v in "" -nopie; do
+        n=prefixed-jemalloc$v
+        if run "$n" "patch_prefixed=1" "$out/gcc/rjem$v"; then
+            check "$n" rjem "$(ls "$tmp/$n"/p.*.hpf | head -1)"
+        fi
+    done
     if run prefixed-jemalloc-off "" "$out/gcc/rjem"; then
         check prefixed-jemalloc-off rjem_off "$(ls "$tmp/prefixed-jemalloc-off"/p.*.hpf | head -1)"
     fi
