@@ -3,7 +3,7 @@
 those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXTRA...]
 KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | sigdump |
 interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads | ext_api | killed | killed_early | vfork_kill |
-drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sanitized | peak_kill | rjem | rjem_off.
+drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sanitized | asan_lib | peak_kill | rjem | rjem_off.
 Prints one line per failed expectation and exits 1 if there was any."""
 import json
 import sys
@@ -249,6 +249,8 @@ def main():
              min_size=64, max_size=64)
         expect(f"backend {doc['process']['backend']}, expected patched (the runtime first)",
                doc["process"]["backend"] == "patched")
+    elif kind == "asan_lib":
+        site(by_site(doc), "site_lib", alloc_count=10, total_size=320, live_count=0)
     elif kind == "peak_kill":
         reason = doc["process"]["dump_reason"]
         expect(f"dump_reason {reason}, expected peak", reason == "peak")

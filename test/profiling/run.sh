@@ -594,6 +594,26 @@ else
     ok "$name"
 fi
 
+# A sanitizer runtime the user preloads (an uninstrumented program with an ASan-built
+# library needs LD_PRELOAD=libasan.so.8 even bare) stays in front of the shim.
+name=sanitized-user-preload
+mkdir -p "$out/gcc/asan_lib"
+if gcc -O1 -g -fsanitize=address -shared -fPIC -o "$out/gcc/asan_lib/libasanlib.so" test/profiling/asan_lib.c 2>"$tmp/$name.build" &&
+    gcc -O1 -g -DMAIN -o "$out/gcc/asan_lib/main" test/profiling/asan_lib.c -L"$out/gcc/asan_lib" -lasanlib \
+        -Wl,-rpath,"$out/gcc/asan_lib" 2>>"$tmp/$name.build"; then
+    asan=$(ldd "$out/gcc/asan_lib/main" | awk '$1 ~ /^libasan\.so/ {print $1; exit}')
+    rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+    LD_PRELOAD="$asan" "$top/scripts/heapprof-run" -q -o "$tmp/$name/p.%p.hpf" -- "$out/gcc/asan_lib/main" 2>"$tmp/$name.err"
+    st=$?
+    if [ $st -ne 0 ]; then
+        bad "$name" "exit status $st ($(head -c 300 "$tmp/$name.err"))"
+    else
+        check "$name" asan_lib "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+    fi
+else
+    bad "$name" "build: $(head -c 200 "$tmp/$name.build")"
+fi
+
 # heapprof-run --backend: the allocator is preloaded after the shim and is its backend.
 for be in jemalloc tcmalloc mimalloc; do
     name=heapprof-run-backend-$be
