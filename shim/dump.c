@@ -271,42 +271,36 @@ static void spool_adopt(int fd)
 static int spool_open(void)
 {
     spool_check();
-    if (spool_fd >= 0 && spool_provisional) {
+    if (spool_fd >= 0 && !spool_provisional)
+        return 0;
+    int fd = spool_fd;
+    if (fd >= 0) {
         /* The file made before a change of credentials: the process may no longer be
          * allowed to create it, so it is emptied and becomes the spool. */
         spool_provisional = 0;
-        if (syscall(SYS_ftruncate, spool_fd, 0) == 0 && lseek(spool_fd, 0, SEEK_SET) == 0) {
-            struct hpf_file_header fh;
-            file_header(&fh);
-            hp_write_all(spool_fd, &fh, sizeof fh);
-            spool_records = inherit_fd >= 0 ? copy_inherited(spool_fd) : 0;
-            hp_write_all(spool_fd, held, (size_t)nheld * sizeof held[0]);
-            spool_records += nheld;
-            nheld = 0;
-            return 0;
+        if (syscall(SYS_ftruncate, fd, 0) != 0 || lseek(fd, 0, SEEK_SET) != 0) {
+            hp_error("cannot rewrite profile %s (errno %d)", out_path, errno);
+            syscall(SYS_close, fd);
+            spool_fd = fd = -1;
         }
-        hp_error("cannot rewrite profile %s (errno %d)", out_path, errno);
-        syscall(SYS_close, spool_fd);
-        spool_fd = -1;
     }
-    if (spool_fd >= 0)
-        return 0;
-    if (!out_template[0])
-        return -1;
-    static char used[1200];
-    int fd = create_file(out_path, used, sizeof used, "");
-    if (fd < 0)
-        return -1;
+    if (fd < 0) {
+        if (!out_template[0])
+            return -1;
+        static char used[1200];
+        fd = create_file(out_path, used, sizeof used, "");
+        if (fd < 0)
+            return -1;
+        hp_strlcpy(out_path, used, sizeof out_path);
+        spool_adopt(fd);
+    }
     struct hpf_file_header fh;
     file_header(&fh);
     hp_write_all(fd, &fh, sizeof fh);
-    if (inherit_fd >= 0)
-        spool_records = copy_inherited(fd);
+    spool_records = inherit_fd >= 0 ? copy_inherited(fd) : 0;
     hp_write_all(fd, held, (size_t)nheld * sizeof held[0]); /* after the inherited ones */
     spool_records += nheld;
     nheld = 0;
-    hp_strlcpy(out_path, used, sizeof out_path);
-    spool_adopt(fd);
     return 0;
 }
 
