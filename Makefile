@@ -16,7 +16,8 @@ SHIM_OPT ?= -O2 -g
 SHIM_CFLAGS := $(SHIM_OPT) $(WARN) -std=gnu11 -fPIC -fno-builtin -fno-omit-frame-pointer \
 	-ftls-model=initial-exec -fvisibility=hidden -fno-stack-protector -pthread \
 	-D_GNU_SOURCE -Ishim -Ibackend -Ibootstrap -I.
-SHIM_LDFLAGS := -shared -Wl,--version-script=shim/libheapprof.map -Wl,-z,now -Wl,-z,nodelete \
+# -z initfirst: the shim's constructor runs before every other object's (shim/init.c).
+SHIM_LDFLAGS := -shared -Wl,--version-script=shim/libheapprof.map -Wl,-z,now -Wl,-z,nodelete -Wl,-z,initfirst \
 	-pthread -ldl -Wl,--no-undefined
 # Link-time optimisation of the injected library (the allocation path crosses several files),
 # when the compiler and linker can do it; SHIM_LTO= turns it off. Unit-test objects never use it.

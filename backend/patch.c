@@ -290,20 +290,103 @@ struct def_search {
     void *fn;
 };
 
+/* An object's dynamic symbol table, read from its loaded image. Looked up here rather than
+ * with dlopen (RTLD_NOLOAD) and dlsym: dlopen runs the initialisers of the object's
+ * dependencies that have not run yet, and the shim's constructor runs before all of them
+ * (shim/init.c): libc would be initialised without the program's arguments. */
+struct dynsyms {
+    uintptr_t bias;
+    const ElfW(Sym) *sym;
+    const char *str;
+    const uint32_t *gnu;     /* DT_GNU_HASH */
+    const ElfW(Word) *sysv;  /* DT_HASH */
+    const ElfW(Half) *ver;   /* DT_VERSYM */
+};
+
+static int dynsyms_of(const struct dl_phdr_info *info, struct dynsyms *d)
+{
+    hp_memset(d, 0, sizeof *d);
+    d->bias = info->dlpi_addr;
+    const ElfW(Dyn) *dyn = NULL;
+    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    if (!dyn)
+        return -1;
+    for (; dyn->d_tag != DT_NULL; dyn++) {
+        /* glibc adds the load bias to these entries where the dynamic section is writable
+         * (x86_64): a value below the bias has not had it added. */
+        uintptr_t v = dyn->d_un.d_ptr;
+        if (v < d->bias)
+            v += d->bias;
+        switch (dyn->d_tag) {
+        case DT_SYMTAB: d->sym = (const ElfW(Sym) *)v; break;
+        case DT_STRTAB: d->str = (const char *)v; break;
+        case DT_GNU_HASH: d->gnu = (const uint32_t *)v; break;
+        case DT_HASH: d->sysv = (const ElfW(Word) *)v; break;
+        case DT_VERSYM: d->ver = (const ElfW(Half) *)v; break;
+        default: break;
+        }
+    }
+    return d->sym && d->str && (d->gnu || d->sysv) ? 0 : -1;
+}
+
+/* Symbol i names a function defined in the object, in its default version? */
+static int dynsym_is(const struct dynsyms *d, uint32_t i, const char *name)
+{
+    const ElfW(Sym) *y = &d->sym[i];
+    return y->st_shndx != SHN_UNDEF && ELF64_ST_TYPE(y->st_info) == STT_FUNC &&
+           !(d->ver && (d->ver[i] & 0x8000)) && !hp_strcmp(d->str + y->st_name, name);
+}
+
+/* The address of the function `name` the object defines, or NULL. */
+static void *dynsym_find(const struct dynsyms *d, const char *name)
+{
+    if (d->gnu) {
+        uint32_t nb = d->gnu[0], first = d->gnu[1], bloom_words = d->gnu[2];
+        if (nb == 0)
+            return NULL;
+        const uint32_t *buckets = (const uint32_t *)((const ElfW(Addr) *)(d->gnu + 4) + bloom_words);
+        const uint32_t *chain = buckets + nb;
+        uint32_t h = 5381;
+        for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+            h = h * 33 + *c;
+        uint32_t i = buckets[h % nb];
+        if (i < first)
+            return NULL;
+        for (;; i++) {
+            uint32_t ch = chain[i - first];
+            if ((ch | 1) == (h | 1) && dynsym_is(d, i, name))
+                return (void *)(d->bias + d->sym[i].st_value);
+            if (ch & 1)
+                return NULL;
+        }
+    }
+    uint32_t nb = d->sysv[0];
+    if (nb == 0)
+        return NULL;
+    const ElfW(Word) *buckets = d->sysv + 2, *chain = buckets + nb;
+    uint32_t h = 0;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
+        h = (h << 4) + *c;
+        h ^= (h >> 24) & 0xf0;
+    }
+    h &= 0x0fffffff;
+    for (uint32_t i = buckets[h % nb]; i; i = chain[i])
+        if (dynsym_is(d, i, name))
+            return (void *)(d->bias + d->sym[i].st_value);
+    return NULL;
+}
+
 static int find_definition(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     struct def_search *d = arg;
     if (!info->dlpi_name || !info->dlpi_name[0])
         return 0; /* the main program (its entry for the name is the PLT one) or the vdso */
-    void *h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-    if (!h)
-        return 0;
-    void *fn = dlsym(h, d->name);
-    Dl_info di;
-    int own = fn && dladdr(fn, &di) && di.dli_fname && !hp_strcmp(di.dli_fname, info->dlpi_name);
-    dlclose(h);
-    if (!own)
+    struct dynsyms ds;
+    void *fn = dynsyms_of(info, &ds) == 0 ? dynsym_find(&ds, d->name) : NULL;
+    if (!fn)
         return 0;
     d->fn = fn;
     return 1;
@@ -331,17 +414,29 @@ static int defined_in(const char *name, const void *base)
     return fn && dladdr(fn, &info) && info.dli_fbase == base;
 }
 
-static void *self_handle(void)
+/* The shim's own dynamic symbols: what add_hook redirects to. */
+static struct dynsyms self_syms;
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 {
-    Dl_info info;
-    if (!dladdr((void *)&hp_patch_allocator, &info) || !info.dli_fname)
-        return NULL;
-    return dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    (void)size, (void)arg;
+    uintptr_t here = (uintptr_t)&hp_patch_allocator;
+    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && here - (info->dlpi_addr + ph->p_vaddr) < ph->p_memsz)
+            return dynsyms_of(info, &self_syms) == 0;
+    }
+    return 0;
+}
+
+static const struct dynsyms *self_handle(void)
+{
+    return dl_iterate_phdr(find_self, NULL) ? &self_syms : NULL;
 }
 
 /* Add the function fn (size bytes, 0: unknown) as names[k], unless its address is already
  * taken (an alias). -1 (and *why) when it cannot be patched. */
-static int add_hook(size_t k, void *fn, size_t size, void *self, const char **why)
+static int add_hook(size_t k, void *fn, size_t size, const struct dynsyms *self, const char **why)
 {
     for (int j = 0; j < nhooks; j++) {
         if (!hp_strcmp(hooks[j].name, names[k]))
@@ -359,7 +454,7 @@ static int add_hook(size_t k, void *fn, size_t size, void *self, const char **wh
     h->name = names[k];
     h->fn = fn;
     h->size = size;
-    h->shim_fn = dlsym(self, names[k]);
+    h->shim_fn = dynsym_find(self, names[k]);
     if (!h->shim_fn || h->shim_fn == fn) {
         *why = "the shim lacks one of the allocator's functions";
         return -1;
@@ -395,7 +490,8 @@ static int name_index(const char *prefix, const char *s, size_t max)
  * (A shared library exports every global function a program can call.) The file's addresses
  * are placed by the program's malloc when its run-time address is given, else by the program's
  * load address; prefix is what the names carry in front (hp_patch_prefixed). */
-static int symtab_scan(const char *prefix, void *malloc_fn, void *base, void *self, const char **why)
+static int symtab_scan(const char *prefix, void *malloc_fn, void *base, const struct dynsyms *self,
+                       const char **why)
 {
     const ElfW(Ehdr) *mem = base;
     if ((uintptr_t)base != (uintptr_t)getauxval(AT_PHDR) - mem->e_phoff)
@@ -488,7 +584,7 @@ int hp_patch_allocator(void *malloc_fn, const char **why)
         *why = "it is Chromium's allocator shim, which the program also calls by its own ways";
         return -1;
     }
-    void *self = self_handle();
+    const struct dynsyms *self = self_handle();
     if (!self) {
         *why = "the shim cannot find itself";
         return -1;
@@ -594,7 +690,7 @@ int hp_patch_prefixed(const char *prefix, const char **why)
         *why = "the program is in no loaded object";
         return -1;
     }
-    void *self = self_handle();
+    const struct dynsyms *self = self_handle();
     if (!self) {
         *why = "the shim cannot find itself";
         return -1;

@@ -89,7 +89,10 @@ uint64_t hp_profile_slack_bound(void); /* bound on the error of the peak figures
 
 /* ---- stacks (stack.c) ---- */
 void hp_stack_init(void);
-void hp_stack_late_init(void); /* after libc is up: may dlopen libunwind */
+/* From the shim's constructor; libc_initialised: libc's own initialiser has run, so dlopen
+ * (libunwind) is safe now; otherwise it waits for hp_stack_libc_ready. */
+void hp_stack_late_init(int libc_initialised);
+void hp_stack_libc_ready(void); /* the shim's constructor returned: libc's initialiser is next */
 void hp_stack_fork_child(void);
 void hp_stack_code_unloaded(void); /* dlclose unmapped code: forget what was cached about it */
 /* Innermost first, shim frames dropped. Returns the depth; *truncated set when cut. *out points

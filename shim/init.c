@@ -11,10 +11,12 @@
 #include "retired.h"
 
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -26,16 +28,22 @@ __thread struct hp_tls hp_tls __attribute__((tls_model("initial-exec")));
 
 extern char **environ;
 
+/* The environment the loader passed to the shim's constructor, which runs before libc's own
+ * initialisation has set environ. */
+static char **start_envp;
+
 /* Find HEAPPROF_OPTIONS without getenv (which is not guaranteed to be usable this early):
- * environ when libc has set it, /proc/self/environ otherwise. Ignored for setuid programs. */
+ * environ when libc has set it, else the environment the constructor was given, else
+ * /proc/self/environ. Ignored for setuid programs. */
 static const char *find_options(char *buf, size_t cap)
 {
     static const char key[] = "HEAPPROF_OPTIONS=";
     const size_t klen = sizeof key - 1;
     if (getauxval(AT_SECURE))
         return NULL;
-    if (environ) {
-        for (char **e = environ; *e; e++)
+    char **env = environ ? environ : start_envp;
+    if (env) {
+        for (char **e = env; *e; e++)
             if (!hp_strncmp(*e, key, klen))
                 return *e + klen;
         return NULL;
@@ -164,18 +172,101 @@ static void on_quick_exit(void)
         hp_dump_at__exit();
 }
 
-/* After libc's own constructors: work that needs a working libc (dlopen, threads, signals). */
-__attribute__((constructor(101))) static void hp_constructor(void)
+/* The executable's preinit functions (a sanitizer runtime linked into the program starts in
+ * one) run before every initialiser but an initfirst one: before this constructor. Their order
+ * is kept: this constructor runs them itself, first, after pointing the array's entries at a
+ * function that does nothing, so that the loader, which calls the array next, does not run
+ * them twice. */
+static void preinit_done(int argc, char **argv, char **envp) { (void)argc, (void)argv, (void)envp; }
+
+typedef void (*hp_init_fn)(int, char **, char **);
+
+static void run_preinit(int argc, char **argv, char **envp)
 {
+    const ElfW(Phdr) *ph = (const ElfW(Phdr) *)getauxval(AT_PHDR);
+    size_t phnum = getauxval(AT_PHNUM);
+    if (!ph)
+        return;
+    uintptr_t bias = 0, ro_lo = 0, ro_hi = 0;
+    const ElfW(Dyn) *dyn = NULL;
+    for (size_t i = 0; i < phnum; i++)
+        if (ph[i].p_type == PT_PHDR)
+            bias = (uintptr_t)ph - ph[i].p_vaddr;
+    for (size_t i = 0; i < phnum; i++) {
+        if (ph[i].p_type == PT_DYNAMIC)
+            dyn = (const ElfW(Dyn) *)(bias + ph[i].p_vaddr);
+        if (ph[i].p_type == PT_GNU_RELRO) { /* the pages the loader made read-only */
+            ro_lo = (bias + ph[i].p_vaddr) & ~(uintptr_t)4095;
+            ro_hi = (bias + ph[i].p_vaddr + ph[i].p_memsz) & ~(uintptr_t)4095;
+        }
+    }
+    uintptr_t arr = 0, size = 0;
+    for (; dyn && dyn->d_tag != DT_NULL; dyn++) {
+        if (dyn->d_tag == DT_PREINIT_ARRAY)
+            arr = dyn->d_un.d_ptr < bias ? dyn->d_un.d_ptr + bias : dyn->d_un.d_ptr;
+        else if (dyn->d_tag == DT_PREINIT_ARRAYSZ)
+            size = dyn->d_un.d_val;
+    }
+    size_t n = size / sizeof(hp_init_fn);
+    if (!arr || n == 0 || n > 64)
+        return;
+    /* The array sits in those read-only pages or in a writable segment; anything else: the
+     * loader runs the functions, after this constructor. */
+    uintptr_t lo = arr & ~(uintptr_t)4095, hi = (arr + size + 4095) & ~(uintptr_t)4095;
+    int ro = lo >= ro_lo && hi <= ro_hi;
+    if (!ro) {
+        int writable = 0;
+        for (size_t i = 0; i < phnum; i++)
+            if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_W) && arr >= bias + ph[i].p_vaddr &&
+                arr + size <= bias + ph[i].p_vaddr + ph[i].p_memsz && (hi <= ro_lo || lo >= ro_hi))
+                writable = 1;
+        if (!writable)
+            return;
+    }
+    if (ro && mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) != 0)
+        return;
+    hp_init_fn *fns = (hp_init_fn *)arr, saved[64];
+    for (size_t i = 0; i < n; i++) {
+        saved[i] = fns[i];
+        fns[i] = preinit_done;
+    }
+    if (ro)
+        mprotect((void *)lo, hi - lo, PROT_READ);
+    for (size_t i = 0; i < n; i++)
+        if ((uintptr_t)saved[i] + 1 > 1) /* 0 and -1 mark no function */
+            saved[i](argc, argv, envp);
+}
+
+/* The shim is linked with -z initfirst: the loader runs this before the constructors of every
+ * other object, libc's included. So an allocator linked into the program, which the shim can
+ * only reach by patching it (do_init), is patched before any library's constructor allocates
+ * from it: otherwise those blocks would be missing from the profile and their frees would look
+ * foreign. glibc has set up threads, signals and dlsym before any constructor; its own
+ * initialiser only records argv and the environment, which glibc passes every initialiser.
+ *
+ * Nothing here may dlopen while libc's initialiser has not run (environ still NULL): dlopen runs
+ * the initialisers of the opened object's dependencies, libc's among them, with libc's record
+ * of the arguments, still empty, and the program would start with no environment and no
+ * name. The environment is set now (libc sets the same pointer next), so getenv works for the
+ * allocators the shim starts early (jemalloc reads MALLOC_CONF) and for option parsing. */
+__attribute__((constructor(101))) static void hp_constructor(int argc, char **argv, char **envp)
+{
+    int libc_initialised = environ != NULL;
+    if (!environ)
+        environ = envp;
+    start_envp = envp;
+    if (!libc_initialised)
+        run_preinit(argc, argv, envp);
     hp_ready();
     hp_signals_resolve(); /* the interposed signal functions never look glibc's up later */
     if (hp_passthrough || !hp_profiling)
         return;
     hp_tls.depth++;
-    hp_stack_late_init();
+    hp_stack_late_init(libc_initialised);
     hp_dump_late_init();
     at_quick_exit(on_quick_exit);
     hp_leave();
+    hp_stack_libc_ready();
 }
 
 /* The preloaded library is finalised after the program and the libraries it loaded, so frees

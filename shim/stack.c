@@ -11,6 +11,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <pthread.h>
@@ -316,6 +317,48 @@ static int capture_unwind(uintptr_t *pcs, int max, int *truncated)
     return n;
 }
 
+static void load_libunwind(void)
+{
+    void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+    void *fn = h ? dlsym(h, "unw_backtrace") : NULL;
+    if (!fn)
+        hp_error("unwinder=libunwind: cannot load libunwind.so.8 (install libunwind8); "
+                 "using frame pointers");
+    else
+        __atomic_store_n(&unw_backtrace_fn, (int (*)(void **, int))fn, __ATOMIC_RELEASE);
+}
+
+/* unwinder=libunwind while libc is not initialised yet (the shim's constructor runs before
+ * libc's): dlopen would run libc's initialiser without the program's arguments. The library is
+ * loaded by the first stack capture after libc's initialiser (hp_stack_libc_ready), unless the
+ * dynamic loader itself is allocating (it may be in the middle of changing its lists) or the
+ * thread's stack is small; until then frame pointers stand in, as they do for allocations made
+ * before the shim's constructor. */
+static int unw_deferred, libc_ready;
+
+void hp_stack_libc_ready(void) { __atomic_store_n(&libc_ready, 1, __ATOMIC_RELEASE); }
+
+static HP_COLD void try_deferred_libunwind(uintptr_t caller)
+{
+    if (!__atomic_load_n(&libc_ready, __ATOMIC_ACQUIRE))
+        return;
+    /* dlopen needs stack: not on a thread's small one (a later allocation will do). */
+    uintptr_t lo, hi, sp = (uintptr_t)__builtin_frame_address(0);
+    own_stack(&lo, &hi);
+    if (sp < lo || sp >= hi || sp - lo < (256u << 10))
+        return;
+#if defined(__x86_64__) || defined(__aarch64__)
+    struct dl_find_object fo;
+    if (_dl_find_object((void *)caller, &fo) == 0 && (uintptr_t)fo.dlfo_map_start == getauxval(AT_BASE))
+        return; /* the loader is allocating */
+#else
+    (void)caller;
+#endif
+    if (!__atomic_exchange_n(&unw_deferred, 0, __ATOMIC_ACQ_REL))
+        return; /* another thread took it */
+    load_libunwind();
+}
+
 int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc,
                      const uintptr_t **out, uint64_t *hash, uintptr_t frame)
 {
@@ -327,6 +370,17 @@ int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cac
         frame = (uintptr_t)__builtin_frame_address(0);
     if (use_cfi)
         return capture_cfi(pcs, max, truncated, wc, out, hash, frame);
+    if (HP_UNLIKELY(__atomic_load_n(&unw_deferred, __ATOMIC_RELAXED))) {
+        /* The frame-pointer walk names the caller; once libunwind is loaded it walks again. */
+        int n = capture_fp(pcs, max, truncated, frame);
+        if (n > 0)
+            try_deferred_libunwind(pcs[0]);
+        if (!__atomic_load_n(&unw_backtrace_fn, __ATOMIC_ACQUIRE)) {
+            *hash = hp_stack_hash(pcs, n);
+            return n;
+        }
+        *truncated = 0;
+    }
     int n = unw_backtrace_fn ? capture_unwind(pcs, max, truncated) : capture_fp(pcs, max, truncated, frame);
     *hash = hp_stack_hash(pcs, n);
     return n;
@@ -362,16 +416,13 @@ void hp_stack_init(void)
     }
 }
 
-void hp_stack_late_init(void)
+void hp_stack_late_init(int libc_initialised)
 {
     if (hp_strcmp(hp_opt.unwinder, "libunwind") == 0) {
-        void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
-        void *fn = h ? dlsym(h, "unw_backtrace") : NULL;
-        if (!fn)
-            hp_error("unwinder=libunwind: cannot load libunwind.so.8 (install libunwind8); "
-                     "using frame pointers");
+        if (libc_initialised)
+            load_libunwind();
         else
-            unw_backtrace_fn = (int (*)(void **, int))fn;
+            unw_deferred = 1;
     } else if (hp_strcmp(hp_opt.unwinder, "fp") != 0 && !use_cfi) {
         hp_error("unknown unwinder '%s' (fp, cfi, libunwind); using fp", hp_opt.unwinder);
     }

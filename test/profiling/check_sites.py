@@ -3,7 +3,8 @@
 those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXTRA...]
 KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | sigdump |
 interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads | ext_api | killed | killed_early | vfork_kill |
-drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sanitized | asan_lib | peak_kill | rjem | rjem_off.
+drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sanitized | asan_lib | peak_kill | rjem | rjem_off |
+ctor_alloc.
 Prints one line per failed expectation and exits 1 if there was any."""
 import json
 import sys
@@ -268,6 +269,15 @@ def main():
             expect("foreign or double frees", summ["foreign_frees"] == 0 and summ["double_frees"] == 0)
         else:
             expect("site_rjem in the profile without patch_prefixed", "site_rjem" not in sites)
+    elif kind == "ctor_alloc":
+        sites = by_site(doc)
+        site(sites, "site_ctor_keep", alloc_count=10, total_size=10000, live_count=10, live_size=10000)
+        site(sites, "site_ctor_temp", alloc_count=5, total_size=10000, live_count=0)
+        site(sites, "site_main", alloc_count=7, total_size=2100, live_count=0)
+        summ = doc["summary"]
+        expect("foreign or double frees", summ["foreign_frees"] == 0 and summ["double_frees"] == 0)
+        expect(f"backend {doc['process']['backend']}, expected patched",
+               doc["process"]["backend"] == "patched")
     elif kind == "interval":
         expect("interval dump_reason", doc["process"]["dump_reason"] == "interval")
         expect("interval dump has no contexts", len(doc["contexts"]) > 0)

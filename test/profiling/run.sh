@@ -170,6 +170,54 @@ for cc in gcc clang; do
         bad "$name" "cannot build sites_cxx.cc with tcmalloc"
     fi
 done
+# A library's constructor allocates from the program's own allocator (linked in) before the
+# shim's constructor would run in the loader's usual order: the shim must have patched it first
+# (-z initfirst), or those blocks are missing and their frees look foreign.
+if gcc -O1 -g -fPIC -shared -o "$out/gcc/libctor_lib.so" test/profiling/ctor_lib.c; then
+    for al in own jemalloc; do
+        name=ctor-alloc-$al
+        case $al in
+        own) extra="test/profiling/own_malloc.c" ;;
+        jemalloc) extra="-Wl,-Bstatic -ljemalloc_pic -Wl,-Bdynamic -lm -ldl -lstdc++ -pthread" ;;
+        esac
+        # shellcheck disable=SC2086
+        if ! gcc -O1 -g -o "$out/gcc/ctor_alloc-$al" test/profiling/ctor_alloc.c $extra \
+            -L"$out/gcc" -lctor_lib -Wl,-rpath,"$out/gcc"; then
+            bad "$name" "cannot build ctor_alloc.c with $al"
+            continue
+        fi
+        if run "$name" "" "$out/gcc/ctor_alloc-$al"; then
+            check "$name" ctor_alloc "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+            if grep -q . "$tmp/$name.err"; then bad "$name-quiet" "$(head -c 300 "$tmp/$name.err")"; else ok "$name-quiet"; fi
+        fi
+    done
+else
+    bad ctor-alloc "cannot build ctor_lib.c"
+fi
+
+# The program starts with its environment, arguments and name (the shim's constructor comes
+# before libc's initialiser), under each unwinder and with an allocator preloaded first.
+gcc -O1 -g -o "$out/gcc/startup_env" test/profiling/startup_env.c
+for pre in "" jemalloc tcmalloc; do
+    for unw in cfi libunwind; do
+        name=startup-env${pre:+-$pre}-$unw
+        preload=$shim
+        if [ -n "$pre" ]; then
+            lib=$(lib_of $pre)
+            if [ -z "$lib" ]; then bad "$name" "lib$pre not installed"; continue; fi
+            preload="$lib $shim"
+        fi
+        rm -rf "$tmp/$name" && mkdir -p "$tmp/$name"
+        if STARTUP_ENV_CHECK=yes HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:unwinder=$unw" LD_PRELOAD="$preload" \
+            "$out/gcc/startup_env" arg >"$tmp/$name.out" 2>"$tmp/$name.err" && grep -qx ok "$tmp/$name.out" &&
+            [ -f "$(ls "$tmp/$name"/p.*.hpf 2>/dev/null | head -1)" ]; then
+            ok "$name"
+        else
+            bad "$name" "$(cat "$tmp/$name.out" "$tmp/$name.err" | head -c 300 | tr '\n' ' ')"
+        fi
+    done
+done
+
 # A program built without -fPIE whose code takes the allocation functions' addresses (PLT entries
 # of its own stand for them, unbound while binding is lazy), with jemalloc preloaded first.
 gcc -O2 -g -fno-omit-frame-pointer -fno-pie -no-pie -Wl,-z,lazy -pthread -Ishim -o "$out/gcc/sites-nopie" \
