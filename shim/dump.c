@@ -329,44 +329,48 @@ struct module_acc {
     struct hpf_segment segs[64];
 };
 
-static int readable(const struct module_acc *m, uint64_t a, uint64_t n)
+/* The run-time address of n bytes at file offset off, if the module maps them readable. */
+static uint64_t offset_addr(const struct hpf_segment *segs, int nsegs, uint64_t off, uint64_t n)
 {
-    for (int i = 0; i < m->nsegs; i++)
-        if ((m->segs[i].prot & 1) && a >= m->segs[i].start && a + n <= m->segs[i].end)
-            return 1;
+    for (int i = 0; i < nsegs; i++) {
+        const struct hpf_segment *g = &segs[i];
+        if ((g->prot & 1) && off >= g->offset && off - g->offset + n <= g->end - g->start)
+            return g->start + (off - g->offset);
+    }
     return 0;
 }
 
-/* Load bias and GNU build id from the ELF image in memory. */
-static void elf_info(const struct module_acc *m, uint64_t *bias, uint8_t *id, uint32_t *idlen)
+/* Load bias and GNU build id from the ELF image in memory. The program headers are found by
+ * their file offset: usually in the first page, but a binary rewritten by BOLT (the Rust
+ * toolchain's librustc_driver) has them in a segment of their own at the end. */
+void hp_module_elf_info(const struct hpf_segment *segs, int nsegs, uint64_t *bias, uint8_t *id,
+                        uint32_t *idlen)
 {
     *bias = 0;
     *idlen = 0;
-    const struct hpf_segment *first = NULL;
-    for (int i = 0; i < m->nsegs; i++)
-        if (m->segs[i].offset == 0 && (m->segs[i].prot & 1)) {
-            first = &m->segs[i];
-            break;
-        }
-    if (!first || !readable(m, first->start, sizeof(Elf64_Ehdr)))
+    uint64_t ehdr = offset_addr(segs, nsegs, 0, sizeof(Elf64_Ehdr));
+    if (!ehdr)
         return;
-    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)first->start;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)ehdr;
     if (hp_memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64)
         return;
-    uint64_t ph = first->start + eh->e_phoff;
-    if (!readable(m, ph, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)))
+    uint64_t ph = offset_addr(segs, nsegs, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr));
+    if (!ph)
         return;
     const Elf64_Phdr *p = (const Elf64_Phdr *)ph;
     for (int i = 0; i < eh->e_phnum; i++)
         if (p[i].p_type == PT_LOAD) {
-            *bias = first->start - (p[i].p_vaddr & ~(uint64_t)4095);
+            uint64_t at = offset_addr(segs, nsegs, p[i].p_offset & ~(uint64_t)4095, 1);
+            if (!at)
+                return;
+            *bias = at - (p[i].p_vaddr & ~(uint64_t)4095);
             break;
         }
     for (int i = 0; i < eh->e_phnum; i++) {
         if (p[i].p_type != PT_NOTE)
             continue;
-        uint64_t a = *bias + p[i].p_vaddr, end = a + p[i].p_filesz;
-        if (!readable(m, a, p[i].p_filesz))
+        uint64_t a = offset_addr(segs, nsegs, p[i].p_offset, p[i].p_filesz), end = a + p[i].p_filesz;
+        if (!a)
             continue;
         while (a + sizeof(Elf64_Nhdr) <= end) {
             const Elf64_Nhdr *nh = (const Elf64_Nhdr *)a;
@@ -412,16 +416,21 @@ static void emit_module(struct module_acc *m)
     uint32_t idlen = 0;
     uint64_t bias = 0;
     if (m->path[0] == '/')
-        elf_info(m, &bias, id, &idlen);
+        hp_module_elf_info(m->segs, m->nsegs, &bias, id, &idlen);
     write_module(m->w, bias, m->segs, (uint32_t)m->nsegs, id, idlen, m->path);
     m->nsegs = 0;
 }
 
+/* One module per loaded image: the mappings of one file, with anonymous ones (its .bss, a
+ * gap before a segment aligned to 2 MiB) skipped between them; a mapping of the file at
+ * offset 0 begins another image of it. */
 static int module_line(const struct hp_mapping *mp, void *arg)
 {
     struct module_acc *m = arg;
     int named = mp->path[0] == '/' || !hp_strcmp(mp->path, "[vdso]");
-    if (m->nsegs && (hp_strcmp(m->path, mp->path) != 0 || m->nsegs == 64))
+    if (!named && !mp->path[0])
+        return 0;
+    if (m->nsegs && (hp_strcmp(m->path, mp->path) != 0 || m->nsegs == 64 || mp->offset == 0))
         emit_module(m);
     if (!named)
         return 0;

@@ -13,8 +13,10 @@
 #include "options.h"
 #include "profile_internal.h"
 
+#include <elf.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
 
 /* ---------- generated call sites ---------- */
@@ -100,6 +102,60 @@ static const struct hpf_hib *hib_of(const struct hibs *s, uint32_t id)
 }
 
 /* ---------- tests ---------- */
+
+/* A module's load bias and build id from its mappings: program headers in the first page, and
+ * (as BOLT leaves a binary) in a segment of their own far into the file. */
+static void fake_image(uint8_t *first, uint8_t *phpage, uint64_t phoff)
+{
+    Elf64_Ehdr *eh = (Elf64_Ehdr *)first;
+    memcpy(eh->e_ident, ELFMAG, SELFMAG);
+    eh->e_ident[EI_CLASS] = ELFCLASS64;
+    eh->e_phoff = phoff;
+    eh->e_phnum = 3;
+    Elf64_Phdr *ph = (Elf64_Phdr *)(phpage + (phoff & 4095));
+    ph[0] = (Elf64_Phdr){.p_type = PT_PHDR, .p_offset = phoff, .p_vaddr = phoff};
+    ph[1] = (Elf64_Phdr){.p_type = PT_LOAD, .p_offset = 0, .p_vaddr = 0, .p_filesz = 4096};
+    /* The build-id note sits right after the headers, in the same page. */
+    uint64_t note_off = phoff + 3 * sizeof(Elf64_Phdr);
+    ph[2] = (Elf64_Phdr){.p_type = PT_NOTE, .p_offset = note_off, .p_vaddr = note_off, .p_filesz = 16 + 8};
+    uint8_t *note = phpage + (note_off & 4095);
+    Elf64_Nhdr nh = {4, 8, NT_GNU_BUILD_ID};
+    memcpy(note, &nh, sizeof nh);
+    memcpy(note + sizeof nh, "GNU", 4);
+    memcpy(note + sizeof nh + 4, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
+}
+
+START_TEST(test_module_elf_info)
+{
+    uint8_t *mem = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(mem, MAP_FAILED);
+    uint8_t id[64];
+    uint32_t idlen;
+    uint64_t bias;
+    /* Headers in the first page. */
+    fake_image(mem, mem, 64);
+    struct hpf_segment one[] = {{(uintptr_t)mem, (uintptr_t)mem + 4096, 0, 1, 0}};
+    hp_module_elf_info(one, 1, &bias, id, &idlen);
+    ck_assert_uint_eq(bias, (uintptr_t)mem);
+    ck_assert_uint_eq(idlen, 8);
+    ck_assert_int_eq(id[7], 8);
+    /* Headers at file offset 80 MiB, mapped two pages on, with a gap between. */
+    memset(mem, 0, 3 * 4096);
+    uint64_t phoff = (uint64_t)80 << 20;
+    fake_image(mem, mem + 2 * 4096, phoff);
+    struct hpf_segment two[] = {{(uintptr_t)mem, (uintptr_t)mem + 4096, 0, 1, 0},
+                                {(uintptr_t)mem + 2 * 4096, (uintptr_t)mem + 3 * 4096, phoff, 5, 0}};
+    hp_module_elf_info(two, 2, &bias, id, &idlen);
+    ck_assert_uint_eq(bias, (uintptr_t)mem);
+    ck_assert_uint_eq(idlen, 8);
+    ck_assert_int_eq(id[0], 1);
+    /* Without the segment that holds them: no bias rather than a wrong one. */
+    hp_module_elf_info(two, 1, &bias, id, &idlen);
+    ck_assert_uint_eq(bias, 0);
+    ck_assert_uint_eq(idlen, 0);
+    munmap(mem, 3 * 4096);
+}
+END_TEST
 
 START_TEST(test_contexts_per_site)
 {
@@ -618,6 +674,7 @@ int main(void)
     Suite *s = suite_create("profile");
     TCase *tc = tcase_create("profile");
     tcase_add_test(tc, test_contexts_per_site);
+    tcase_add_test(tc, test_module_elf_info);
     tcase_add_test(tc, test_live_counters_and_table);
     tcase_add_test(tc, test_values_at_peak_one_thread);
     tcase_add_test(tc, test_values_at_peak_model);
