@@ -1,5 +1,6 @@
-/* C++ demangling without linking C++: libstdc++'s __cxa_demangle is looked up at run time, so
- * the report tool stays plain C and still prints readable names when libstdc++ is installed. */
+/* Demangling. Rust's names first (rust_demangle.c); C++ without linking C++: libstdc++'s
+ * __cxa_demangle is looked up at run time, so the report tool stays plain C and still prints
+ * readable names when libstdc++ is installed. */
 #include <dlfcn.h>
 #include <stdlib.h>
 
@@ -23,6 +24,9 @@ static hr_cxa_demangle_fn *hr_demangler(void)
 
 char *hr_demangle(const char *name)
 {
+    char *rust = hr_rust_demangle(name);
+    if (rust)
+        return rust;
     /* Itanium ABI mangled names all start with _Z; skip the dlopen for C programs. */
     if (name[0] != '_' || name[1] != 'Z')
         return NULL;

@@ -31,8 +31,12 @@ void hr_symbolize(struct hr_symbolizer *s, uint64_t pc, struct hr_frame *out);
 
 void hr_symbolizer_free(struct hr_symbolizer *s);
 
-/* The demangled form of a C++ symbol as a malloc'ed string, or NULL when name is not mangled
- * or no demangler (libstdc++'s __cxa_demangle) can be loaded. */
+/* The demangled form of a Rust or C++ symbol as a malloc'ed string, or NULL when name is not
+ * mangled, not understood, or (C++) no demangler (libstdc++'s __cxa_demangle) can be loaded. */
 char *hr_demangle(const char *name);
+
+/* Rust's two manglings (rust_demangle.c): v0 (`_R...`) and legacy (`_ZN...17h<hash>E`), without
+ * crate hashes; NULL for anything else. */
+char *hr_rust_demangle(const char *name);
 
 #endif

@@ -302,6 +302,90 @@ START_TEST(demangling)
 }
 END_TEST
 
+/* hr_demangle(name) is want (NULL: left mangled). */
+static void dm(const char *name, const char *want)
+{
+    char *d = hr_demangle(name);
+    if (!want) {
+        ck_assert_msg(d == NULL, "%s demangled to %s", name, d ? d : "");
+        return;
+    }
+    ck_assert_msg(d != NULL, "%s not demangled", name);
+    ck_assert_str_eq(d, want);
+    free(d);
+}
+
+/* Rust's v0 names (the expected forms are binutils' c++filt's, without crate hashes and
+ * lifetimes) and legacy ones. */
+START_TEST(rust_demangling)
+{
+    dm("_RNvXsf_NtNtCs5FxD4tM6viY_14rustc_metadata5rmeta7decoderNtB5_21MetadataDecodeContextNtCsjyvvofjlheH_"
+       "10rustc_span11SpanDecoder21decode_syntax_context",
+       "<rustc_metadata::rmeta::decoder::MetadataDecodeContext as rustc_span::SpanDecoder>::decode_syntax_context");
+    /* inherent impl, generic arguments in value and type position, closures, back-references,
+     * an instantiating crate */
+    dm("_RINvCs3MG2ofusW15_21rustc_data_structures7outlineNCINvMs3_NtNtCsdadwybgsbvk_12rustc_middle9dep_graph5"
+       "graphNtBU_12DepGraphData52assert_dep_node_not_yet_allocated_in_current_sessionNtNtCslNYArtu3iFV_5alloc6"
+       "string6StringNCINvMs1_BU_B1G_9with_taskNtNtCsjyvvofjlheH_10rustc_span6symbol6SymbolINtCslKGqiwnqz1t_17"
+       "rustc_codegen_ssa13ModuleCodegenNtCs59TyybOfEHA_18rustc_codegen_llvm10ModuleLlvmEE0E0uEB5s_",
+       "rustc_data_structures::outline::<<rustc_middle::dep_graph::graph::DepGraphData>::assert_dep_node_not_yet_"
+       "allocated_in_current_session<alloc::string::String, <rustc_middle::dep_graph::graph::DepGraphData>::with_"
+       "task<rustc_span::symbol::Symbol, rustc_codegen_ssa::ModuleCodegen<rustc_codegen_llvm::ModuleLlvm>>::"
+       "{closure#0}>::{closure#0}, ()>");
+    dm("_RNvXs0_NtCsfoXig8kEbyV_12simd_adler324hashAhj0_NtB7_11Adler32Hash4hash",
+       "<[u8; 0] as simd_adler32::Adler32Hash>::hash");
+    dm("_RINvNtCsgEmfK2I1SDS_4core3ptr13drop_in_placeINtNtCslNYArtu3iFV_5alloc5boxed3BoxDINtNtNtB4_3ops8"
+       "function6FnOnceuEp6OutputuNtNtB4_6marker4SendEL_EECsjrHSEGnQ3l9_3std",
+       "core::ptr::drop_in_place::<alloc::boxed::Box<dyn core::ops::function::FnOnce<(), Output = ()> + "
+       "core::marker::Send>>");
+    dm("_RNvMs3_NtCslNYArtu3iFV_5alloc7raw_vecINtB5_6RawVecTOhFUKCBN_EuENtNtCsjrHSEGnQ3l9_3std5alloc6SystemE8"
+       "grow_oneB13_",
+       "<alloc::raw_vec::RawVec<(*mut u8, unsafe extern \"C\" fn(*mut u8)), std::alloc::System>>::grow_one");
+    dm("_RNSNvMs8_NtCsgEmfK2I1SDS_4core3numo15overflowing_div5reify", "<u128>::overflowing_div::{shim:reify#0}");
+    dm("_RINvNtCsbLd7R6uW4Ys_6ruzstd5frame17read_frame_headerQRShEB4_", "ruzstd::frame::read_frame_header::<&mut &[u8]>");
+    dm("_RNvXsp_NtCsgEmfK2I1SDS_4core3fmtPNtNtB7_3ffi6c_voidNtB5_5Debug3fmtB7_",
+       "<*const core::ffi::c_void as core::fmt::Debug>::fmt");
+    /* lifetimes are left out, a list of nothing but lifetimes with them */
+    dm("_RINvNtCsgEmfK2I1SDS_4core3ptr13drop_in_placeINtNtCslNYArtu3iFV_5alloc3vec3VecINtNtBL_5boxed3BoxDG_"
+       "INtNtNtB4_3ops8function2FnTINtNtNtCsdadwybgsbvk_12rustc_middle2ty7context6TyCtxtL0_EEEp6OutputIB1e_"
+       "DINtNtCsa4mAjElOM1d_10rustc_lint6passes12LateLintPassL0_EEL0_ENtNtCs3MG2ofusW15_21rustc_data_"
+       "structures6marker7DynSyncNtB4b_7DynSendEL_EEEB3f_",
+       "core::ptr::drop_in_place::<alloc::vec::Vec<alloc::boxed::Box<dyn core::ops::function::Fn<(rustc_middle::"
+       "ty::context::TyCtxt,), Output = alloc::boxed::Box<dyn rustc_lint::passes::LateLintPass>> + rustc_data_"
+       "structures::marker::DynSync + rustc_data_structures::marker::DynSend>>>");
+    /* 128-bit constants, negative and positive */
+    dm("_RINvMs2_NtCshg5UprtI8ZK_4jiff4spanNtB6_4Span15try_days_rangedINtNtNtB8_4util8rangeint5ri128Knn8000000"
+       "0000000000000000000000000_Kn7fffffffffffffffffffffffffffffff_EEB8_",
+       "<jiff::span::Span>::try_days_ranged::<jiff::util::rangeint::ri128<-170141183460469231731687303715884105728, "
+       "170141183460469231731687303715884105727>>");
+    /* suffixes the compiler adds are not shown */
+    dm("_RNCNvNtCsjrHSEGnQ3l9_3std5alloc8rust_oom0B5_.llvm.123456", "std::alloc::rust_oom::{closure#0}");
+    /* legacy: hash dropped, escapes decoded */
+    dm("_ZN3std2rt10lang_start17h0123456789abcdefE", "std::rt::lang_start");
+    dm("_ZN4core3ptr85drop_in_place$LT$std..rt..lang_start$LT$$LP$$RP$$GT$..$u7b$$u7b$closure$u7d$$u7d$$GT$"
+       "17h0123456789abcdefE",
+       "core::ptr::drop_in_place<std::rt::lang_start<()>::{{closure}}>");
+    /* C++ names that look alike stay C++ */
+    dm("_ZN3foo3barEv", "foo::bar()");
+    /* malformed: left mangled, never read past the end */
+    dm("_R", NULL);
+    dm("_RNvC", NULL);
+    dm("_RNvCs_3foo", NULL);
+    dm("_RNvC3foo3barX", NULL);
+    dm("_RNvB0_3foo", NULL);  /* a back-reference to itself */
+    dm("_RNvB9_3foo", NULL);  /* and forward */
+    dm("_R0NvC3foo3bar", NULL); /* an encoding version */
+    dm("_RNvC999999999999999999999993foo", NULL);
+    dm("_ZN3foo17h0123456789abcdefEi", "foo::h0123456789abcdef(int)"); /* parameters: C++ */
+    char deep[4096] = "_R";
+    size_t n = 2;
+    while (n < sizeof deep - 16)
+        deep[n++] = 'I';
+    memcpy(deep + n, "C3foo", 6);
+    dm(deep, NULL); /* nesting beyond the limit */
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("report_symbolize");
@@ -313,6 +397,7 @@ int main(void)
     tcase_add_test(tc, same_file_twice);
     tcase_add_test(tc, text_and_json_frames);
     tcase_add_test(tc, demangling);
+    tcase_add_test(tc, rust_demangling);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
