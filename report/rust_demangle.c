@@ -172,23 +172,30 @@ static void put_ident(struct rd *r, const char *p, size_t len, int puny)
 
 static int rd_path(struct rd *r, int in_value);
 static void rd_type(struct rd *r);
+static void rd_const(struct rd *r);
 
-/* Follow a back-reference: parse what starts at an earlier offset with fn, then come back. */
-static void backref(struct rd *r, int (*path)(struct rd *, int), void (*type)(struct rd *), int in_value)
+enum { BACK_PATH, BACK_TYPE, BACK_CONST };
+
+/* Follow a back-reference (after its "B"): parse the path, type or constant that starts at an
+ * earlier offset, then come back. */
+static void backref(struct rd *r, int kind, int in_value)
 {
     size_t at = r->pos - 1; /* the "B" */
     uint64_t target = base62(r);
-    if (r->bad || target >= at) {
+    if (r->bad || target >= at || ++r->depth > RD_MAX_DEPTH) {
         r->bad = 1;
         return;
     }
     size_t saved = r->pos;
     r->pos = (size_t)target;
-    if (path)
-        path(r, in_value);
+    if (kind == BACK_PATH)
+        rd_path(r, in_value);
+    else if (kind == BACK_TYPE)
+        rd_type(r);
     else
-        type(r);
+        rd_const(r);
     r->pos = saved;
+    r->depth--;
 }
 
 static void lifetime_skip(struct rd *r)
@@ -238,16 +245,7 @@ static void rd_const(struct rd *r)
         return;
     }
     if (eat(r, 'B')) {
-        size_t at = r->pos - 1;
-        uint64_t target = base62(r);
-        if (r->bad || target >= at) {
-            r->bad = 1;
-            return;
-        }
-        size_t saved = r->pos;
-        r->pos = (size_t)target;
-        rd_const(r);
-        r->pos = saved;
+        backref(r, BACK_CONST, 0);
         return;
     }
     int t = next(r);
@@ -456,7 +454,7 @@ static void rd_type(struct rd *r)
     }
     case 'B':
         r->pos++;
-        backref(r, NULL, rd_type, 0);
+        backref(r, BACK_TYPE, 0);
         break;
     default:
         rd_path(r, 0); /* an ADT, or a path the grammar allows here */
@@ -535,7 +533,7 @@ static int rd_path(struct rd *r, int in_value)
         generic_args(r, in_value ? "::<" : "<");
         break;
     case 'B':
-        backref(r, rd_path, NULL, in_value);
+        backref(r, BACK_PATH, in_value);
         break;
     default:
         r->bad = 1;

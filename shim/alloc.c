@@ -355,14 +355,17 @@ static inline __attribute__((always_inline)) void free_impl(void *p, int xflags)
         errno = saved;
         return;
     }
-    uint8_t st = HP_STATE_LIVE;
-    if (HP_UNLIKELY(!__atomic_compare_exchange_n(&h->state, &st, HP_STATE_FREED, 0,
-                                                 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))) {
+    /* A load and a store, not a compare-and-swap (a locked instruction on every free): two
+     * threads freeing one block at the same moment both get past it, and the backend sees the
+     * double free as it would without the shim (with the swap, the loser handed the block to
+     * the backend a second time all the same). */
+    if (HP_UNLIKELY(__atomic_load_n(&h->state, __ATOMIC_RELAXED) != HP_STATE_LIVE)) {
         bad_free("double free of", p, &hp_counters.double_frees);
         be_free(hp_hdr_raw(p, h), xflags); /* let the allocator's own checks speak */
         errno = saved;
         return;
     }
+    __atomic_store_n(&h->state, HP_STATE_FREED, __ATOMIC_RELAXED);
     if (hp_profiling && h->context_id)
         hp_profile_free(h->context_id, hp_hdr_size(h), h->alloc_ms, hp_hdr_cpu(h));
     if (HP_UNLIKELY(page_start(p)))
