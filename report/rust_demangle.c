@@ -347,6 +347,18 @@ static void dyn_trait(struct rd *r)
         put(r, ">");
 }
 
+/* Types up to "E", separated by ", ": how many there were. */
+static int type_list(struct rd *r)
+{
+    int n = 0;
+    while (!eat(r, 'E') && !r->bad) {
+        if (n++)
+            put(r, ", ");
+        rd_type(r);
+    }
+    return n;
+}
+
 static void rd_type(struct rd *r)
 {
     if (++r->depth > RD_MAX_DEPTH) {
@@ -379,13 +391,7 @@ static void rd_type(struct rd *r)
     case 'T': {
         r->pos++;
         put(r, "(");
-        int n = 0;
-        while (!eat(r, 'E') && !r->bad) {
-            if (n++)
-                put(r, ", ");
-            rd_type(r);
-        }
-        put(r, n == 1 ? ",)" : ")");
+        put(r, type_list(r) == 1 ? ",)" : ")");
         break;
     }
     case 'R':
@@ -421,12 +427,7 @@ static void rd_type(struct rd *r)
             put(r, "\" ");
         }
         put(r, "fn(");
-        int n = 0;
-        while (!eat(r, 'E') && !r->bad) {
-            if (n++)
-                put(r, ", ");
-            rd_type(r);
-        }
+        type_list(r);
         put(r, ")");
         if (eat(r, 'u')) { /* returns () */
         } else {
