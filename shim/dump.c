@@ -597,6 +597,7 @@ static void write_summary(struct writer *w)
     s.double_frees = hp_counters.double_frees;
     s.bootstrap_bytes = hp_boot_bytes();
     s.metadata_bytes = hp_meta_used();
+    s.metadata_resident = hp_meta_resident();
     s.metadata_budget = hp_meta_budget();
     s.truncated_stacks = hp_counters.truncated_stacks;
     s.killed_by = killed_by;

@@ -168,6 +168,7 @@ struct hpf_summary {
     /* Added later (readers zero what a shorter record lacks): */
     uint32_t killed_by;         /* HPF_DUMP_KILLED: the signal's number, else 0 */
     uint32_t reserved;
+    uint64_t metadata_resident; /* of metadata_bytes, how much was in memory (0: not known) */
 };
 /* SUMMARY records of profiles written before killed_by existed are this long. */
 #define HPF_SUMMARY_MIN_SIZE 144u

@@ -13,6 +13,24 @@ static char *cur, *cur_end;
 static uint64_t used, budget = 64ull << 20;
 static int warned;
 
+/* Every mapping of the arena, so a dump can say how much of it is resident (most of a table
+ * stays untouched). Mappings past the last slot are left out of that figure. */
+#define MAX_REGIONS 4096
+static struct {
+    char *p;
+    size_t size;
+} regions[MAX_REGIONS];
+static unsigned nregions;
+
+static void note_region(void *p, size_t size) /* with meta_lock held */
+{
+    if (nregions < MAX_REGIONS) {
+        regions[nregions].p = p;
+        regions[nregions].size = size;
+        __atomic_store_n(&nregions, nregions + 1, __ATOMIC_RELEASE);
+    }
+}
+
 void hp_meta_init(uint64_t budget_bytes) { budget = budget_bytes; }
 
 static void *map_region(size_t size)
@@ -54,6 +72,7 @@ void *hp_meta_alloc(size_t size)
             return NULL;
         }
         used += CHUNK_SIZE;
+        note_region(c, CHUNK_SIZE);
         cur = c;
         cur_end = c + CHUNK_SIZE;
     }
@@ -76,12 +95,35 @@ void *hp_meta_map(size_t size)
     used += size;
     hp_unlock(&meta_lock);
     void *p = map_region(size);
-    if (!p) {
-        hp_lock(&meta_lock);
+    hp_lock(&meta_lock);
+    if (p)
+        note_region(p, size);
+    else
         used -= size;
-        hp_unlock(&meta_lock);
-    }
+    hp_unlock(&meta_lock);
     return p;
+}
+
+uint64_t hp_meta_resident(void)
+{
+    static unsigned char vec[4096];
+    static hp_lock_t vec_lock = HP_LOCK_INIT;
+    uint64_t pages = 0;
+    unsigned n = __atomic_load_n(&nregions, __ATOMIC_ACQUIRE);
+    hp_lock(&vec_lock);
+    for (unsigned i = 0; i < n; i++) {
+        for (size_t off = 0; off < regions[i].size; off += sizeof vec * 4096) {
+            size_t len = regions[i].size - off;
+            if (len > sizeof vec * 4096)
+                len = sizeof vec * 4096;
+            if (mincore(regions[i].p + off, len, vec) != 0)
+                continue;
+            for (size_t k = 0; k < (len + 4095) / 4096; k++)
+                pages += vec[k] & 1;
+        }
+    }
+    hp_unlock(&vec_lock);
+    return pages * 4096;
 }
 
 uint64_t hp_meta_used(void) { return __atomic_load_n(&used, __ATOMIC_RELAXED); }

@@ -13,6 +13,8 @@ void *hp_meta_alloc(size_t size);
 /* Large zeroed region of its own mapping (tables), counted against the budget. */
 void *hp_meta_map(size_t size);
 uint64_t hp_meta_used(void);
+/* Bytes of the arena's mappings in memory now (mincore): what the metadata costs in RSS. */
+uint64_t hp_meta_resident(void);
 uint64_t hp_meta_budget(void);
 void hp_meta_fork_prepare(void);
 void hp_meta_fork_parent(void);

@@ -139,7 +139,8 @@ static inline void ht_sample(struct ht_buf *b)
     struct hpf_summary s = {.total_allocs = 30, .total_frees = 25, .total_bytes = 4096,
                             .live_count = 5, .live_size = 500, .peak_live_size = 2048,
                             .peak_live_count = 9, .peak_ms = 1500, .contexts = 2,
-                            .metadata_bytes = 65536, .metadata_budget = 1 << 20};
+                            .metadata_bytes = 65536, .metadata_budget = 1 << 20,
+                            .metadata_resident = 32768};
     ht_record(b, HPF_REC_SUMMARY, &s, sizeof s);
     uint64_t pcs1[] = {0x401000, 0x401100};
     uint64_t pcs2[] = {0x402000};

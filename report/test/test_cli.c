@@ -94,7 +94,7 @@ START_TEST(text_report)
     ck_assert(strstr(out_text, "allocations  30 (4.0 KiB requested)"));
     ck_assert(strstr(out_text, "peak heap    2.0 KiB in 9 blocks at 1500 ms\n"));
     ck_assert(strstr(out_text, "leaked       500 B in 5 blocks"));
-    ck_assert(strstr(out_text, "metadata     64.0 KiB of 1.0 MiB budget"));
+    ck_assert(strstr(out_text, "metadata     64.0 KiB of 1.0 MiB budget (32.0 KiB in memory)"));
     ck_assert(strstr(out_text, "top 2 of 2 contexts by total_size"));
     char *c2 = strstr(out_text, "#1  context 2: 20 allocations, 3.0 KiB (75.6% of all bytes)");
     char *c1 = strstr(out_text, "#2  context 1: 10 allocations, 1000 B (24.4% of all bytes)");

@@ -82,6 +82,8 @@ def check_c(doc, kind):
     reason = doc["process"]["dump_reason"]
     expect(f"dump_reason {reason}, expected {kind}", reason == kind)
     expect("foreign or double frees reported", summ["foreign_frees"] == 0 and summ["double_frees"] == 0)
+    expect(f"metadata_resident {summ['metadata_resident']} not in (0, metadata_bytes {summ['metadata_bytes']}]",
+           0 < summ["metadata_resident"] <= summ["metadata_bytes"])
 
 
 def check_deep(doc):

@@ -135,6 +135,28 @@ START_TEST(test_zero_budget)
 }
 END_TEST
 
+/* What the arena costs in memory: only the pages written to, from chunks and maps alike. */
+START_TEST(test_resident)
+{
+    hp_meta_init(64u << 20);
+    ck_assert_uint_eq(hp_meta_resident(), 0);
+    unsigned char *map = hp_meta_map(8u << 20);
+    unsigned char *small = hp_meta_alloc(64);
+    ck_assert_ptr_nonnull(map);
+    ck_assert_ptr_nonnull(small);
+    ck_assert_uint_eq(hp_meta_used(), (8u << 20) + CHUNK);
+    uint64_t before = hp_meta_resident();
+    ck_assert_uint_le(before, 4096); /* the small block's page, if the zeroing check read it */
+    for (size_t off = 0; off < (1u << 20); off += 4096)
+        map[off] = 1; /* 256 pages of the map */
+    small[0] = 1;
+    uint64_t after = hp_meta_resident();
+    ck_assert_uint_ge(after, (256u + 1) * 4096);
+    ck_assert_uint_le(after, (256u + 1) * 4096 + 4096);
+    ck_assert_uint_le(after, hp_meta_used());
+}
+END_TEST
+
 START_TEST(test_map_large)
 {
     hp_meta_init(64u << 20);
@@ -239,6 +261,7 @@ int main(void)
     tcase_add_test(tc, test_budget_partial_chunk);
     tcase_add_test(tc, test_zero_budget);
     tcase_add_test(tc, test_map_large);
+    tcase_add_test(tc, test_resident);
     tcase_add_test(tc, test_alloc_huge_fails);
     tcase_add_test(tc, test_map_huge_fails);
     tcase_add_test(tc, test_concurrent);
