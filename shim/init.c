@@ -28,22 +28,18 @@ __thread struct hp_tls hp_tls __attribute__((tls_model("initial-exec")));
 
 extern char **environ;
 
-/* The environment the loader passed to the shim's constructor, which runs before libc's own
- * initialisation has set environ. */
-static char **start_envp;
-
 /* Find HEAPPROF_OPTIONS without getenv (which is not guaranteed to be usable this early):
- * environ when libc has set it, else the environment the constructor was given, else
- * /proc/self/environ. Ignored for setuid programs. */
+ * environ when it is set (by libc's initialiser, or by the shim's constructor, which runs
+ * before it), /proc/self/environ otherwise (an allocation before any initialiser). Ignored for
+ * setuid programs. */
 static const char *find_options(char *buf, size_t cap)
 {
     static const char key[] = "HEAPPROF_OPTIONS=";
     const size_t klen = sizeof key - 1;
     if (getauxval(AT_SECURE))
         return NULL;
-    char **env = environ ? environ : start_envp;
-    if (env) {
-        for (char **e = env; *e; e++)
+    if (environ) {
+        for (char **e = environ; *e; e++)
             if (!hp_strncmp(*e, key, klen))
                 return *e + klen;
         return NULL;
@@ -254,7 +250,6 @@ __attribute__((constructor(101))) static void hp_constructor(int argc, char **ar
     int libc_initialised = environ != NULL;
     if (!environ)
         environ = envp;
-    start_envp = envp;
     if (!libc_initialised)
         run_preinit(argc, argv, envp);
     hp_ready();
