@@ -247,7 +247,9 @@ static void run_preinit(int argc, char **argv, char **envp)
  * allocators the shim starts early (jemalloc reads MALLOC_CONF) and for option parsing. */
 __attribute__((constructor(101))) static void hp_constructor(int argc, char **argv, char **envp)
 {
-    int libc_initialised = environ != NULL;
+    /* Before libc's initialiser environ is NULL and the loader passes the real environment;
+     * a dlopen of the shim passes environ itself (NULL only after clearenv). */
+    int libc_initialised = environ != NULL || envp == NULL;
     if (!environ)
         environ = envp;
     if (!libc_initialised)

@@ -218,6 +218,16 @@ for pre in "" jemalloc tcmalloc; do
     done
 done
 
+# The shim opened by dlopen after clearenv: its constructor must not run the program's preinit
+# functions again (it does that only when it runs before libc's initialiser).
+gcc -O1 -g -o "$out/gcc/dlopen_clearenv" test/profiling/dlopen_clearenv.c -ldl
+name=dlopen-clearenv
+if (cd "$tmp" && "$out/gcc/dlopen_clearenv" "$shim") >"$tmp/$name.out" 2>"$tmp/$name.err" && grep -qx ok "$tmp/$name.out"; then
+    ok "$name"
+else
+    bad "$name" "$(cat "$tmp/$name.out" "$tmp/$name.err" | head -c 300 | tr '\n' ' ')"
+fi
+
 # A program built without -fPIE whose code takes the allocation functions' addresses (PLT entries
 # of its own stand for them, unbound while binding is lazy), with jemalloc preloaded first.
 gcc -O2 -g -fno-omit-frame-pointer -fno-pie -no-pie -Wl,-z,lazy -pthread -Ishim -o "$out/gcc/sites-nopie" \
