@@ -204,8 +204,9 @@ static HP_COLD void *boot_alloc(size_t size, size_t align)
 
 /* The allocation path. xflags: jemalloc mallocx() flags with the alignment and zero bits
  * cleared (an arena, a thread cache), given to the backend's mallocx; 0 on every other path,
- * where the compiler drops that code. */
-/* The program's own memory (zeroing for calloc, copying for realloc) goes through libc's
+ * where the compiler drops that code.
+ *
+ * The program's own memory (zeroing for calloc, copying for realloc) goes through libc's
  * memset, memcpy and memmove, fast at any size and seen by sanitizer runtimes as the writes
  * they are; the shim's metadata never does (hp_memset, hp_memcpy). */
 static inline __attribute__((always_inline)) void *alloc_impl(size_t size, size_t align, int zero,
