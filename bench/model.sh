@@ -36,7 +36,7 @@ sh bench/build.sh "$OUT" || exit 1
 model() {
     wl=$1 cfg=$2 in=/dev/null wenv=""
     case $wl in
-    python3) wenv=PYTHONMALLOC=malloc
+    python3) wenv="PYTHONMALLOC=malloc PYTHONHASHSEED=0"
         set -- /usr/bin/python3 "$ROOT/bench/py_workload.py" "$ROUNDS" ;;
     ab1) set -- "$OUT/alloc_bench" -q -t 1 -n "$EVENTS" ;;
     ab1-nofp) set -- "$OUT/alloc_bench_nofp" -q -t 1 -n "$EVENTS" ;;

@@ -77,7 +77,7 @@ wl_setup() {
     ab1-nofp) WL_CMD="$OUT/alloc_bench_nofp -q -t 1 -n $EVENTS" ;;
     ab2-nofp) WL_CMD="$OUT/alloc_bench_nofp -q -t 2 -n $EVENTS" ;;
     sqlite3) WL_CMD="sqlite3 :memory:" WL_IN=$ROOT/bench/sqlite_workload.sql ;;
-    python3) WL_ENV="PYTHONMALLOC=malloc" WL_CMD="$PY $ROOT/bench/py_workload.py" ;;
+    python3) WL_ENV="PYTHONMALLOC=malloc PYTHONHASHSEED=0" WL_CMD="$PY $ROOT/bench/py_workload.py" ;;
     *) die "unknown workload '$1'" ;;
     esac
 }

@@ -16,26 +16,28 @@
 /* DWARF register numbers on x86_64. */
 enum { REG_RBP = 6, REG_RSP = 7, REG_RA = 16 };
 
-/* A decoded rule, packed in 64 bits so a cache slot is written with one store after its key:
- * bits 0..31 CFA offset (signed), 32..47 rbp save offset from the CFA (signed),
- * 48..55 return-address offset from the CFA (signed), 56 CFA is rbp-based (else rsp),
- * 57 rbp saved at the offset (else unchanged), 58 valid (else: cannot unwind past here). */
-#define R_CFA_RBP (1ull << 56)
-#define R_RBP_SAVED (1ull << 57)
-#define R_VALID (1ull << 58)
-#define R_IN_OBJECT (1ull << 59) /* not unwindable, but the address is in a loaded object */
+/* A decoded rule, packed in 64 bits so a cache slot is written with one store after its key.
+ * The low byte holds flags, tested with one instruction each; bits 16..31 the rbp save offset
+ * from the CFA (signed), bits 32..63 the CFA offset (signed). The return address is always at
+ * CFA - 8 (where the call put it): rules that place it elsewhere are not followed. */
+#define R_VALID 0x01ull     /* unwindable (else: cannot unwind past here) */
+#define R_IN_OBJECT 0x02ull /* not unwindable, but the address is in a loaded object */
+#define R_CFA_RBP 0x04ull   /* the CFA is rbp-based (else rsp) */
+#define R_RBP_SAVED 0x08ull /* rbp saved at its offset (else unchanged) */
+#define R_FP 0x10ull        /* exactly the rule of code that keeps a frame pointer: CFA = rbp + 16,
+                             * rbp saved at CFA - 16 */
 
-static inline uint64_t rule_pack(int32_t cfa_off, int cfa_rbp, int rbp_saved, int32_t rbp_off, int32_t ra_off)
+static inline uint64_t rule_pack(int32_t cfa_off, int cfa_rbp, int rbp_saved, int32_t rbp_off)
 {
-    return (uint64_t)(uint32_t)cfa_off | ((uint64_t)(uint16_t)(int16_t)rbp_off << 32) |
-           ((uint64_t)(uint8_t)(int8_t)ra_off << 48) | (cfa_rbp ? R_CFA_RBP : 0) |
-           (rbp_saved ? R_RBP_SAVED : 0) | R_VALID;
+    uint64_t r = ((uint64_t)(uint32_t)cfa_off << 32) | R_VALID;
+    if (cfa_rbp)
+        r |= R_CFA_RBP;
+    if (rbp_saved)
+        r |= R_RBP_SAVED | ((uint64_t)(uint16_t)(int16_t)rbp_off << 16);
+    if (cfa_rbp && cfa_off == 16 && rbp_saved && rbp_off == -16)
+        r |= R_FP;
+    return r;
 }
-
-/* The rule of code that keeps a frame pointer: CFA = rbp + 16, rbp saved at CFA - 16, the
- * return address at CFA - 8. */
-#define R_FRAME_POINTER (16ull | ((uint64_t)(uint16_t)(int16_t)-16 << 32) | ((uint64_t)(uint8_t)(int8_t)-8 << 48) | \
-                         R_CFA_RBP | R_RBP_SAVED | R_VALID)
 
 /* ---------- reading .eh_frame ---------- */
 
@@ -382,11 +384,10 @@ static uint64_t decode_in_object(const struct dl_find_object *fo, uint64_t pc)
     /* Saved registers lie below the CFA (the stack pointer before the call): a slot at or
      * above it is not something the step below handles (it checks only that slots are above
      * the stack pointer, the CFA being within the stack). */
-    if (st.cfa_off < INT32_MIN || st.cfa_off > INT32_MAX || st.ra_off < -128 || st.ra_off > -8 ||
+    if (st.cfa_off < INT32_MIN || st.cfa_off > INT32_MAX || st.ra_off != -8 ||
         (st.rbp_saved && (st.rbp_off < INT16_MIN || st.rbp_off > -8)))
         return 0;
-    return rule_pack((int32_t)st.cfa_off, st.cfa_reg == REG_RBP, st.rbp_saved, (int32_t)st.rbp_off,
-                     (int32_t)st.ra_off);
+    return rule_pack((int32_t)st.cfa_off, st.cfa_reg == REG_RBP, st.rbp_saved, (int32_t)st.rbp_off);
 }
 
 /* ---------- the rule cache ---------- */
@@ -459,125 +460,91 @@ static uint64_t rule_slow(uint64_t pc, uint64_t h)
     return decode_rule(pc);
 }
 
-/* One step from the frame (ip, sp, bp) whose rule is r: the caller's frame goes to *nip, *nsp,
- * *nbp, and *ra_slot says where *nip was read. Returns 0 when the frame cannot be left safely. */
-static inline __attribute__((always_inline)) int step(uint64_t r, uintptr_t sp, uintptr_t bp,
-                                                      uintptr_t stack_hi, uintptr_t *nip,
-                                                      uintptr_t *nsp, uintptr_t *nbp,
-                                                      uintptr_t *ra_slot)
+/* One step out of the frame whose rule is r: *sp and *bp become the caller's stack pointer and
+ * frame register. Returns where the caller's return address lies, or 0 when the frame cannot be
+ * left safely. hi16 is the stack's top less 16: every read stays inside [*sp, top), and the
+ * stack pointer strictly grows, so a walk always ends. */
+static inline __attribute__((always_inline)) uintptr_t step(uint64_t r, uintptr_t *sp, uintptr_t *bp,
+                                                            uintptr_t hi16)
 {
-    if (HP_LIKELY(r == R_FRAME_POINTER)) {
-        /* The commonest rule, tested first and whole: then the next frame's addresses depend
-         * on rbp alone, and the processor can run ahead of the rule lookups. */
-        if (bp < sp || bp + 16 > stack_hi || bp + 16 <= sp)
+    uintptr_t s = *sp, b = *bp;
+    if (HP_LIKELY(r & R_FP)) {
+        /* The commonest rule, first: the next frame's addresses depend on rbp alone, and the
+         * processor can run ahead of the rule lookups. */
+        if (b < s || b > hi16)
             return 0;
-        *nip = ((const uintptr_t *)bp)[1];
-        *nbp = ((const uintptr_t *)bp)[0];
-        *nsp = bp + 16;
-        *ra_slot = bp + 8;
-        return 1;
+        *sp = b + 16;
+        *bp = *(const uintptr_t *)b;
+        return b + 8;
     }
     if (HP_LIKELY(r & R_VALID)) {
-        /* Slots are 8 to 32 KiB below the CFA (decode_in_object), so a CFA in (sp, stack_hi]
-         * (one unsigned comparison) and slots at or above sp keep every read inside
-         * [sp, stack_hi) without wrapping around. */
-        int32_t cfa_off = (int32_t)(uint32_t)r;
-        uintptr_t cfa = ((r & R_CFA_RBP) ? bp : sp) + (intptr_t)cfa_off;
-        uintptr_t ra_at = cfa + (intptr_t)(int8_t)(r >> 48);
-        if (cfa - sp - 1 >= stack_hi - sp || ra_at < sp)
+        /* The return address at cfa - 8 in [sp, top - 8] puts the CFA in (sp, top]; the rbp
+         * slot lies below the CFA (decode_in_object) and must not be below sp. */
+        uintptr_t cfa = ((r & R_CFA_RBP) ? b : s) + (uintptr_t)((int64_t)r >> 32);
+        uintptr_t at = cfa - 8;
+        if (at < s || at > hi16 + 8)
             return 0;
-        *nbp = bp;
         if (r & R_RBP_SAVED) {
-            uintptr_t at = cfa + (intptr_t)(int16_t)(r >> 32);
-            if (at < sp)
+            uintptr_t bat = cfa + (uintptr_t)(intptr_t)(int16_t)(r >> 16);
+            if (bat < s)
                 return 0;
-            *nbp = *(const uintptr_t *)at;
+            *bp = *(const uintptr_t *)bat;
         }
-        *nip = *(const uintptr_t *)ra_at;
-        *ra_slot = ra_at;
-        *nsp = cfa;
-        return 1;
+        *sp = cfa;
+        return at;
     }
     /* No call frame information (JIT code, hand-written assembly): such code usually keeps
      * frame pointers, so try one frame-pointer step, checked like the rest. */
-    if (bp <= sp || bp >= stack_hi || stack_hi - bp < 16 || (bp & 7))
+    if (b <= s || b > hi16 || (b & 7))
         return 0;
-    *nip = ((const uintptr_t *)bp)[1];
-    *nsp = bp + 16;
-    *nbp = ((const uintptr_t *)bp)[0];
-    *ra_slot = bp + 8;
-    return 1;
+    *sp = b + 16;
+    *bp = *(const uintptr_t *)b;
+    return b + 8;
 }
 
-/* The rule for the next frame's return address in a walk without a thread cache (walk_plain),
- * where each lookup goes to the shared cache: recursion and loops repeat return addresses, so
- * the last two are remembered. Returns 0 when nip is not code. */
-struct memo {
-    uintptr_t pc[2];
-    uint64_t r[2];
-};
-
-static HP_COLD uint64_t thread_rule_miss(struct hp_walk_cache *wc, uint64_t pc, uint64_t i)
+/* The rule for the frame with return address ra (the code at ra - 1). Returns 0 for addresses
+ * in no loaded object. No user-space code address has the top bit (the shared cache's BUSY
+ * mark): ra - 1 with it comes from the end of a stack (ra = 0) or from garbage. */
+static inline uint64_t shared_rule(uint64_t ra)
 {
-    /* No user-space code address has the top bit (the shared cache's BUSY mark): such a pc
-     * comes from the end of a stack or from garbage and has no rule. */
-    uint64_t r = (pc & BUSY) ? 0 : rule_for(pc);
-    wc->rules[i].pc = pc;
-    wc->rules[i].rule = r;
+    return ((ra - 1) & BUSY) ? 0 : rule_for(ra - 1);
+}
+
+static HP_COLD uint64_t thread_rule_miss(struct hp_walk_cache *wc, uint64_t ra, uint64_t i)
+{
+    uint64_t r = shared_rule(ra);
+    wc->rule_ra[i] = ra;
+    wc->rule[i] = r;
     return r;
 }
 
-/* The rule for pc through the thread's own cache (wc may be NULL). */
-static inline __attribute__((always_inline)) uint64_t thread_rule(struct hp_walk_cache *wc, uint64_t pc)
+/* The same through the thread's own cache, keyed by the return address itself. An empty slot
+ * holds address 0 with rule 0, which is right for it. */
+static inline __attribute__((always_inline)) uint64_t thread_rule(struct hp_walk_cache *wc, uint64_t ra)
 {
-    if (!wc)
-        return rule_for(pc);
-    uint64_t i = pc & (HP_WALK_RULES - 1);
-    if (HP_LIKELY(wc->rules[i].pc == pc))
-        return wc->rules[i].rule;
-    return thread_rule_miss(wc, pc, i);
+    uint64_t i = ra & (HP_WALK_RULES - 1);
+    if (HP_LIKELY(wc->rule_ra[i] == ra))
+        return wc->rule[i];
+    return thread_rule_miss(wc, ra, i);
 }
 
-static inline __attribute__((always_inline)) int next_rule(struct hp_walk_cache *wc, struct memo *m,
-                                                           uintptr_t nip, uint64_t *r)
+/* Does a frame whose return address is ra, with rule r, count? Only if the address is code: it
+ * has call frame information or lies in a loaded object (found through the loader's own list,
+ * so objects loaded a moment ago count), or in an executable mapping (JIT code). */
+static inline int is_code(uint64_t r, uintptr_t ra)
 {
-    if (nip == m->pc[0]) {
-        *r = m->r[0];
-    } else if (nip == m->pc[1]) {
-        *r = m->r[1];
-    } else {
-        *r = nip > 4096 ? thread_rule(wc, nip - 1) : 0;
-        m->pc[1] = m->pc[0];
-        m->r[1] = m->r[0];
-        m->pc[0] = nip;
-        m->r[0] = *r;
-    }
-    /* The next frame counts only if its address is code: it has call frame information (found
-     * through the loader's own object list, so objects loaded a moment ago count), or lies in
-     * an executable mapping. */
-    return (*r & (R_VALID | R_IN_OBJECT)) || hp_is_exec_mapping(nip);
-}
-
-/* The same for the walk with a thread cache, without the memo: a hit in the thread's rule
- * cache costs about what a memo miss does, and the memo hardly ever hits where new frames are
- * walked (2% of python3's, 19% of alloc_bench's recursive ones). */
-static inline __attribute__((always_inline)) int next_rule_cached(struct hp_walk_cache *wc,
-                                                                  uintptr_t nip, uint64_t *r)
-{
-    /* No test for small nip (the end of a stack is often 0): the thread cache then holds the
-     * rule of pc nip - 1, which is 0 like that of any address outside every object. */
-    *r = thread_rule(wc, nip - 1);
-    return (*r & (R_VALID | R_IN_OBJECT)) || hp_is_exec_mapping(nip);
+    return (r & (R_VALID | R_IN_OBJECT)) || hp_is_exec_mapping(ra);
 }
 
 const uintptr_t hp_walk_no_slot = 0;
 
-/* A walk without a cache: straight into pcs. */
-static int walk_plain(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs,
-                      int max, int *truncated, uint64_t r0)
+/* A walk without a thread cache: straight into pcs, each rule from the shared cache, the last
+ * two remembered (recursion and loops repeat return addresses). */
+static int walk_plain(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t hi16, uintptr_t *pcs,
+                      int max, int *truncated, uint64_t r)
 {
-    struct memo m = {{ip, 0}, {r0, 0}};
-    uint64_t r = m.r[0];
+    uintptr_t memo_ra[2] = {ip, 0};
+    uint64_t memo_r[2] = {r, 0};
     int n = 0;
     for (;;) {
         if (n == max) {
@@ -585,12 +552,23 @@ static int walk_plain(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_
             break;
         }
         pcs[n++] = ip;
-        uintptr_t nip, nsp, nbp, slot;
-        if (!step(r, sp, bp, stack_hi, &nip, &nsp, &nbp, &slot) || !next_rule(NULL, &m, nip, &r))
+        uintptr_t at = step(r, &sp, &bp, hi16);
+        if (!at)
             break;
-        ip = nip;
-        sp = nsp;
-        bp = nbp;
+        ip = *(const uintptr_t *)at;
+        if (ip == memo_ra[0]) {
+            r = memo_r[0];
+        } else if (ip == memo_ra[1]) {
+            r = memo_r[1];
+        } else {
+            r = ip > 4096 ? shared_rule(ip) : 0;
+            memo_ra[1] = memo_ra[0];
+            memo_r[1] = memo_r[0];
+            memo_ra[0] = ip;
+            memo_r[0] = r;
+        }
+        if (!is_code(r, ip))
+            break;
     }
     return n;
 }
@@ -602,51 +580,61 @@ void hp_walk_cache_reset(struct hp_walk_cache *wc)
         wc->chk[i].want = 0;
     }
     wc->base = HP_WALK_MAX;
-    wc->hash[HP_WALK_MAX] = HP_STACK_HASH_SEED;
+    wc->hash[HP_WALK_MAX] = 0; /* the chain of no frames */
     wc->sp[HP_WALK_MAX] = UINTPTR_MAX; /* ends every search by stack pointer */
 }
 
-/* Does frame k of the previous walk still describe the stack, given that frames from *ok on
- * do? Each frame's return-address slot must still hold the next frame's address (ip[END]: the
- * value the last step read). When they all do, *ok moves down to k, so a later join in the
- * same walk reads no slot twice.
+/* Do frames k.. of the previous walk still describe the stack, as far as frame lim? Each
+ * frame's return-address slot must still hold the next frame's address (ip[HP_WALK_MAX]: the
+ * value the last step read). Slots k .. lim - 1 are checked.
  *
  * The slots of saved frame registers need no check: with the same return addresses at the
  * same stack pointers, every frame outside k is the same activation or one at the very same
  * place, and a frame register that a rule reads is the frame base such an activation set up. */
-static inline uintptr_t slot_differs(const struct hp_walk_cache *wc, int k)
+static inline uintptr_t slot_differs(const struct hp_walk_chk *c)
 {
-    return *(const uintptr_t *)wc->chk[k].slot ^ wc->chk[k].want;
+    return *(const uintptr_t *)c->slot ^ c->want;
 }
 
-static inline int suffix_holds(const struct hp_walk_cache *wc, int k, int *ok)
+static inline int suffix_holds(const struct hp_walk_cache *wc, long k, long lim)
 {
-    /* Nearly always every slot holds, so no test per slot: four slots per step, from k
-     * outwards. The last step may read up to three slots past *ok, already known to hold, or
-     * the padding past the end; all slots lie on the walked stack, so reading past a changed
-     * one is as safe as reading it. */
+    /* Nearly always every slot holds, so no test per slot: four slots per step (k < lim). The
+     * last step may read up to three slots past lim: past the end they are padding that always
+     * holds; before it, slots of frames further out, on the walked stack (as safe to read as
+     * the others), which at worst make a join that would have held fail, and the walk go on. */
+    const struct hp_walk_chk *c = &wc->chk[k], *end = &wc->chk[lim];
     uintptr_t d = 0;
-    for (int i = k; i < *ok; i += 4)
-        d |= slot_differs(wc, i) | slot_differs(wc, i + 1) | slot_differs(wc, i + 2) | slot_differs(wc, i + 3);
-    if (d)
-        return 0;
-    *ok = k;
-    return 1;
+    do {
+        d |= slot_differs(c) | slot_differs(c + 1) | slot_differs(c + 2) | slot_differs(c + 3);
+        c += 4;
+    } while (c < end);
+    return d == 0;
+}
+
+/* K to the power e (mod 2^64), for the hash of the innermost frames of a deeper walk. */
+static uint64_t hash_pow(unsigned e)
+{
+    uint64_t r = 1, b = HP_STACK_HASH_K;
+    for (; e; e >>= 1, b *= b)
+        if (e & 1)
+            r *= b;
+    return r;
 }
 
 /* The new frames are too many to sit in front of the reused ones (over HP_WALK_MAX in all):
- * hand out the innermost max frames and start afresh next time. */
-static HP_COLD int walk_too_deep(struct hp_walk_cache *wc, int m, int reuse, int trunc,
-                                 uintptr_t *pcs, int max, int *truncated, uint64_t *hash)
+ * hand out the innermost max frames (in wc->pcs) and start afresh next time. */
+static HP_COLD int walk_too_deep(struct hp_walk_cache *wc, int m, int reuse, int trunc)
 {
     const int END = HP_WALK_MAX;
-    int n = 0;
+    uintptr_t *pcs = wc->pcs;
+    int n = 0, max = wc->max;
     for (int k = 0; k < m && n < max; k++)
-        pcs[n++] = wc->nf[k].ip;
+        pcs[n++] = wc->nf_ip[k];
     for (int k = reuse; k < END && n < max; k++)
         pcs[n++] = wc->ip[k];
-    *truncated = trunc || m + (END - reuse) > max;
-    *hash = hp_stack_hash(pcs, n);
+    wc->res_out = pcs;
+    wc->res_trunc = trunc || m + (END - reuse) > max;
+    wc->res_hash = hp_stack_hash(pcs, n);
     hp_walk_cache_reset(wc);
     return n;
 }
@@ -654,61 +642,87 @@ static HP_COLD int walk_too_deep(struct hp_walk_cache *wc, int m, int reuse, int
 /* The thread's rules and previous walk date from before code was unloaded. */
 static HP_COLD void walk_cache_new_code(struct hp_walk_cache *wc, uint32_t gen)
 {
-    hp_memset(wc->rules, 0, sizeof wc->rules);
+    hp_memset(wc->rule_ra, 0, sizeof wc->rule_ra);
+    hp_memset(wc->rule, 0, sizeof wc->rule);
     wc->first_ip = 0;
     wc->first_rule = 0;
     hp_walk_cache_reset(wc);
     wc->gen = gen;
 }
 
+static int walk_cached(struct hp_walk_cache *wc, uintptr_t ip, uintptr_t sp, uintptr_t bp, uint64_t r,
+                       uintptr_t hi16);
+
 int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs, int max,
                 int *truncated, struct hp_walk_cache *wc, const uintptr_t **out, uint64_t *hash)
 {
     *out = pcs;
-    *hash = HP_STACK_HASH_SEED;
-    if (!cache)
+    *hash = hp_stack_hash(pcs, 0);
+    if (!cache || stack_hi < 32)
         return 0;
-    if (wc) {
-        uint32_t gen = __atomic_load_n(&code_gen, __ATOMIC_ACQUIRE);
-        if (HP_UNLIKELY(wc->gen != gen))
-            walk_cache_new_code(wc, gen);
-    }
-    /* The first address must be code too. */
-    uint64_t r0;
-    if (wc && wc->first_ip == ip) {
-        r0 = wc->first_rule; /* allocations keep coming through the same few wrappers */
-    } else {
-        r0 = thread_rule(wc, ip - 1);
-        if (wc) {
-            wc->first_ip = ip;
-            wc->first_rule = r0;
-        }
-    }
-    if (!(r0 & (R_VALID | R_IN_OBJECT)) && !hp_is_exec_mapping(ip))
-        return 0;
+    uintptr_t hi16 = stack_hi - 16;
     if (!wc) {
-        int n = walk_plain(ip, sp, bp, stack_hi, pcs, max, truncated, r0);
+        uint64_t r0 = ip > 4096 ? shared_rule(ip) : 0;
+        if (!is_code(r0, ip))
+            return 0;
+        int n = walk_plain(ip, sp, bp, hi16, pcs, max, truncated, r0);
         *hash = hp_stack_hash(pcs, n);
         return n;
     }
+    uint32_t gen = __atomic_load_n(&code_gen, __ATOMIC_ACQUIRE);
+    if (HP_UNLIKELY(wc->gen != gen))
+        walk_cache_new_code(wc, gen);
+    /* The first address must be code too. */
+    uint64_t r;
+    if (wc->first_ip == ip) {
+        r = wc->first_rule; /* allocations keep coming through the same few wrappers */
+    } else {
+        r = thread_rule(wc, ip);
+        wc->first_ip = ip;
+        wc->first_rule = r;
+    }
+    if (!is_code(r, ip))
+        return 0;
+    wc->max = max;
+    wc->pcs = pcs;
+    int n = walk_cached(wc, ip, sp, bp, r, hi16);
+    *out = wc->res_out;
+    *hash = wc->res_hash;
+    *truncated = wc->res_trunc;
+    return n;
+}
+
+/* The walk with the thread's cache, from the frame (ip, sp, bp) with rule r; wc->max and
+ * wc->pcs are its other inputs, wc->res_* its results. Not inlined into the allocation path,
+ * and without a frame pointer of its own: its loop needs every register. */
+static __attribute__((noinline, optimize("omit-frame-pointer"))) int walk_cached(struct hp_walk_cache *wc,
+                                                                                 uintptr_t ip, uintptr_t sp,
+                                                                                 uintptr_t bp, uint64_t r,
+                                                                                 uintptr_t hi16)
+{
+    const int max = wc->max;
     /* The previous walk is usable only on the same stack; j follows its frames by stack
      * pointer (both walks go up the stack), jsp is frame j's. */
-    const int END = HP_WALK_MAX;
-    int j = wc->base < END && wc->stack_hi == stack_hi ? wc->base : END;
+    const long END = HP_WALK_MAX;
+    uintptr_t stack_hi = hi16 + 16, hi8 = hi16 + 8;
+    long j = wc->base < END && wc->stack_hi == stack_hi ? wc->base : END;
     uintptr_t jsp = wc->sp[j]; /* sp[END] is UINTPTR_MAX */
-    int ok = END;    /* frames ok.. of the previous walk are known to hold */
-    int reuse = END; /* where the previous walk is joined; END: not at all */
-    int m = 0, trunc = 0;
+    long reuse = END; /* where the previous walk is joined; END: not at all */
+    long m = 0;
+    int trunc = 0;
     uintptr_t last_read = 0; /* what the last new frame's step read (no join) */
-    uint64_t r = r0;
+    uintptr_t at;
     for (;;) {
         if (HP_UNLIKELY(sp >= jsp)) {
             while (jsp < sp)
                 jsp = wc->sp[++j];
             /* A previous walk cut at the depth limit lacks its outer frames: joining it is
-             * right only if it still gives as many frames as a walk from here would take. */
+             * right only if it still gives as many frames as a walk from here would take.
+             * Only the slots up to the frame after the max-th are read: frames further out
+             * are not handed out (and are checked again by a walk that needs them). */
             if (jsp == sp && wc->ip[j] == ip && wc->bp[j] == bp &&
-                (!wc->truncated || m + (END - j) >= max) && suffix_holds(wc, j, &ok)) {
+                (!wc->truncated || m + (END - j) >= max) &&
+                suffix_holds(wc, j, j - m + max < END ? j - m + max : END)) {
                 reuse = j;
                 trunc = wc->truncated;
                 break;
@@ -717,58 +731,89 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
         if (m == max) {
             trunc = 1;
             /* Nothing read: the next walk joining here stops here too. */
-            wc->nf[m - 1].slot = (uintptr_t)&hp_walk_no_slot;
+            wc->nf_slot[m - 1] = (uintptr_t)&hp_walk_no_slot;
             break;
         }
-        wc->nf[m].ip = ip;
-        wc->nf[m].sp = sp;
-        wc->nf[m].bp = bp;
-        uintptr_t nip, nsp, nbp;
-        uintptr_t *slot = &wc->nf[m].slot;
-        m++;
-        if (!step(r, sp, bp, stack_hi, &nip, &nsp, &nbp, slot)) {
-            *slot = (uintptr_t)&hp_walk_no_slot;
-            break;
+        wc->nf_ip[m] = ip;
+        wc->nf_sp[m] = sp;
+        wc->nf_bp[m] = bp;
+        /* One step out (see step(), written out here so that a failed check leaves the loop
+         * at once). */
+        if (HP_LIKELY(r & R_FP)) {
+            if (bp < sp || bp > hi16)
+                goto no_step;
+            at = bp + 8;
+            sp = bp + 16;
+            bp = *(const uintptr_t *)bp;
+        } else if (HP_LIKELY(r & R_VALID)) {
+            uintptr_t cfa = ((r & R_CFA_RBP) ? bp : sp) + (uintptr_t)((int64_t)r >> 32);
+            at = cfa - 8;
+            if (at < sp || at > hi8)
+                goto no_step;
+            if (r & R_RBP_SAVED) {
+                uintptr_t bat = cfa + (uintptr_t)(intptr_t)(int16_t)(r >> 16);
+                if (bat < sp)
+                    goto no_step;
+                bp = *(const uintptr_t *)bat;
+            }
+            sp = cfa;
+        } else {
+            if (bp <= sp || bp > hi16 || (bp & 7))
+                goto no_step;
+            at = bp + 8;
+            sp = bp + 16;
+            bp = *(const uintptr_t *)bp;
         }
-        if (!next_rule_cached(wc, nip, &r)) {
-            last_read = nip;
-            break;
+        wc->nf_slot[m++] = at;
+        ip = *(const uintptr_t *)at;
+        r = thread_rule(wc, ip);
+        if (HP_UNLIKELY(!(r & (R_VALID | R_IN_OBJECT)))) {
+            if (!hp_is_exec_mapping(ip)) {
+                last_read = ip;
+                break;
+            }
+            r = 0; /* as it was: code without call frame information (not kept across the call) */
         }
-        ip = nip;
-        sp = nsp;
-        bp = nbp;
+    }
+    if (0) {
+    no_step:
+        wc->nf_slot[m++] = (uintptr_t)&hp_walk_no_slot;
     }
     if (HP_UNLIKELY(m > reuse))
-        return walk_too_deep(wc, m, reuse, trunc, pcs, max, truncated, hash);
-    /* The new frames go right below the joined ones (or at the top end), and are hashed from
-     * the outside in. */
-    int base = reuse - m;
+        return walk_too_deep(wc, (int)m, (int)reuse, trunc);
+    /* The new frames go right below the joined ones (or at the top end), and their chain
+     * values are computed from the outside in. */
+    long base = reuse - m;
     if (reuse == END)
         wc->ip[END] = last_read;
-    for (int k = m - 1; k >= 0; k--) {
-        int at = base + k;
-        uintptr_t fip = wc->nf[k].ip;
-        wc->chk[at].want = wc->ip[at + 1];
-        wc->ip[at] = fip;
-        wc->sp[at] = wc->nf[k].sp;
-        wc->bp[at] = wc->nf[k].bp;
-        wc->chk[at].slot = wc->nf[k].slot;
-        wc->hash[at] = hp_stack_hash_step(wc->hash[at + 1], fip);
+    uintptr_t want = wc->ip[reuse];
+    uint64_t h = wc->hash[reuse];
+    for (long k = m - 1; k >= 0; k--) {
+        long i = base + k;
+        uintptr_t fip = wc->nf_ip[k];
+        wc->chk[i].want = want;
+        wc->chk[i].slot = wc->nf_slot[k];
+        wc->ip[i] = fip;
+        wc->sp[i] = wc->nf_sp[k];
+        wc->bp[i] = wc->nf_bp[k];
+        h = hp_stack_hash_step(h, fip);
+        wc->hash[i] = h;
+        want = fip;
     }
-    wc->base = base;
+    wc->base = (int)base;
     wc->truncated = trunc;
     wc->stack_hi = stack_hi;
-    int n = END - base;
-    *out = &wc->ip[base];
+    long n = END - base;
+    wc->res_out = &wc->ip[base];
     if (n > max) {
+        /* The innermost max frames: their chain value without the frames outside them. */
         n = max;
         trunc = 1;
-        *hash = hp_stack_hash(*out, n);
-    } else {
-        *hash = wc->hash[base];
+        h -= hash_pow((unsigned)max) * wc->hash[base + max];
     }
-    *truncated = trunc;
-    return n;
+    wc->res_hash = hp_stack_hash_final(h);
+    wc->res_trunc = trunc;
+    return (int)n;
 }
 
 #else
@@ -780,7 +825,7 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
 {
     (void)ip, (void)sp, (void)bp, (void)stack_hi, (void)max, (void)truncated, (void)wc;
     *out = pcs;
-    *hash = HP_STACK_HASH_SEED;
+    *hash = hp_stack_hash(pcs, 0);
     return 0;
 }
 

@@ -11,7 +11,7 @@
  * the walk would repeat the previous one exactly, so it is reused where it lies. Frames are kept
  * at the top end of the arrays (the outermost at HP_WALK_MAX - 1), so a walk that reuses frames
  * j.. only writes its own new frames below j: nothing is copied, and each frame keeps the hash
- * of itself and every frame outside it, so only the new frames are hashed. Deep stacks (an
+ * chain of itself and every frame outside it, so only the new frames are hashed. Deep stacks (an
  * interpreter's eval loop, a server's request loop) then cost only their changing top. */
 #define HP_WALK_MAX 272
 #define HP_WALK_RULES 512
@@ -26,42 +26,49 @@ struct hp_walk_cache {
     uintptr_t first_ip; /* the innermost frame's address last time, and its rule */
     uint64_t first_rule;
     uint32_t gen;       /* the code generation its rules belong to (hp_cfi_code_unloaded) */
+    /* The walk in progress: its depth limit and the caller's buffer (used when the frames do
+     * not fit here); its results: where the frames are, their hash, whether they were cut. */
+    int max, res_trunc;
+    uintptr_t *pcs;
+    const uintptr_t *res_out;
+    uint64_t res_hash;
     uintptr_t ip[HP_WALK_MAX + 1];   /* ip[HP_WALK_MAX]: what the last frame's step read */
     /* Frame k's step read ip[k + 1] from chk[k].slot; chk[k].want is that value, side by side
      * for the reuse check, which reads four at a time: three entries past the end name a slot
      * that always holds what they want. */
-    struct {
+    struct hp_walk_chk {
         uintptr_t slot, want;
     } chk[HP_WALK_MAX + 3];
     uintptr_t sp[HP_WALK_MAX + 1]; /* sp[HP_WALK_MAX]: UINTPTR_MAX, ends searches by sp */
     uintptr_t bp[HP_WALK_MAX + 1]; /* [HP_WALK_MAX]: unused */
-    uint64_t hash[HP_WALK_MAX + 1]; /* hash[k]: frames k..HP_WALK_MAX-1 (hp_stack_hash) */
+    uint64_t hash[HP_WALK_MAX + 1]; /* hash chain of frames k..HP_WALK_MAX-1; [HP_WALK_MAX]: 0 */
     /* The new frames of the walk in progress, before they move into place. */
-    struct {
-        uintptr_t ip, sp, bp, slot;
-    } nf[HP_WALK_MAX];
-    /* The thread's own small cache of decoded rules in front of the shared one: the return
-     * addresses a thread keeps meeting stay on two pages of their own. */
-    struct {
-        uintptr_t pc;
-        uint64_t rule;
-    } rules[HP_WALK_RULES];
+    uintptr_t nf_ip[HP_WALK_MAX], nf_sp[HP_WALK_MAX], nf_bp[HP_WALK_MAX], nf_slot[HP_WALK_MAX];
+    /* The thread's own small cache of decoded rules in front of the shared one, by return
+     * address: the return addresses a thread keeps meeting stay on a few pages of their own. */
+    uintptr_t rule_ra[HP_WALK_RULES];
+    uint64_t rule[HP_WALK_RULES];
 };
 
-/* The stack hash every unwinder uses: chained from the outermost frame inwards, so a stack that
- * shares its outer frames with the previous one is hashed from where they part. */
-#define HP_STACK_HASH_SEED 0x243f6a8885a308d3ull
-static inline uint64_t hp_stack_hash_step(uint64_t h, uintptr_t pc)
+/* The stack hash every unwinder uses: a polynomial in an odd constant K over the frames,
+ * innermost frame the constant term, then a bijective mix. Chained from the outermost frame
+ * inwards (c = pc + K * c_outer), so a stack that shares its outer frames with the previous one
+ * is hashed from where they part; and the hash of the innermost L frames of a longer chain is
+ * c[0] - K^L * c[L], so cutting a deep stack to the depth limit costs no rehash. */
+#define HP_STACK_HASH_K 0x9e3779b97f4a7c15ull
+static inline uint64_t hp_stack_hash_step(uint64_t c, uintptr_t pc) { return c * HP_STACK_HASH_K + pc; }
+static inline uint64_t hp_stack_hash_final(uint64_t c)
 {
-    h = (h ^ pc) * 0x9e3779b97f4a7c15ull;
-    return h ^ (h >> 29);
+    c ^= c >> 31;
+    c *= 0xbf58476d1ce4e5b9ull;
+    return c ^ (c >> 29);
 }
 static inline uint64_t hp_stack_hash(const uintptr_t *pcs, int n)
 {
-    uint64_t h = HP_STACK_HASH_SEED;
+    uint64_t c = 0;
     for (int i = n - 1; i >= 0; i--)
-        h = hp_stack_hash_step(h, pcs[i]);
-    return h;
+        c = hp_stack_hash_step(c, pcs[i]);
+    return hp_stack_hash_final(c);
 }
 
 void hp_cfi_init(void);

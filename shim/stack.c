@@ -363,7 +363,7 @@ int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cac
                      const uintptr_t **out, uint64_t *hash, uintptr_t frame)
 {
     *out = pcs;
-    *hash = HP_STACK_HASH_SEED;
+    *hash = hp_stack_hash(pcs, 0);
     /* The walk of the shim's frames starts at the entry point's frame when the caller knows
      * it: fewer of our own frames to step over. */
     if (!frame)

@@ -174,6 +174,28 @@ START_TEST(test_walk_truncated_join)
 }
 END_TEST
 
+/* A walk that joins a deeper previous one hands out only its innermost max frames, with the
+ * hash of exactly those: the deeper walk's hash chain is cut, not rehashed. The stacks differ
+ * near the innermost recursive level only, so the join comes after a few new frames. */
+START_TEST(test_walk_cut_to_depth)
+{
+    setup();
+    for (unsigned path = 0; path < 16; path++) {
+        max_depth = 64;
+        level(10, path);
+        ck_assert_int_eq(plain.truncated, 0);
+        max_depth = 5;
+        level(10, path ^ (1u << 9));
+        ck_assert_int_eq(plain.n, 5);
+        ck_assert_int_eq(plain.truncated, 1);
+        ck_assert_int_lt(wc.base + 5, HP_WALK_MAX); /* the cache holds more than it handed out */
+        level(10, path ^ (1u << 8));
+        level(10, path);
+    }
+    max_depth = 64;
+}
+END_TEST
+
 START_TEST(test_rseq_cpu)
 {
     hp_clock_init();
@@ -198,6 +220,7 @@ int main(void)
     tcase_add_test(tc, test_walk_repeats_and_siblings);
     tcase_add_test(tc, test_walk_truncated);
     tcase_add_test(tc, test_walk_truncated_join);
+    tcase_add_test(tc, test_walk_cut_to_depth);
     tcase_add_test(tc, test_rseq_cpu);
     suite_add_tcase(s, tc);
     return hp_unit_run(s);
