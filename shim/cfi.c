@@ -576,8 +576,8 @@ static int walk_plain(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t hi16, 
 void hp_walk_cache_reset(struct hp_walk_cache *wc)
 {
     for (int i = HP_WALK_MAX; i < HP_WALK_MAX + 3; i++) {
-        wc->chk[i].slot = (uintptr_t)&hp_walk_no_slot;
-        wc->chk[i].want = 0;
+        wc->slot[i] = (uintptr_t)&hp_walk_no_slot;
+        wc->ip[i + 1] = 0;
     }
     wc->base = HP_WALK_MAX;
     wc->hash[HP_WALK_MAX] = 0; /* the chain of no frames */
@@ -591,9 +591,9 @@ void hp_walk_cache_reset(struct hp_walk_cache *wc)
  * The slots of saved frame registers need no check: with the same return addresses at the
  * same stack pointers, every frame outside k is the same activation or one at the very same
  * place, and a frame register that a rule reads is the frame base such an activation set up. */
-static inline uintptr_t slot_differs(const struct hp_walk_chk *c)
+static inline uintptr_t slot_differs(const struct hp_walk_cache *wc, long k)
 {
-    return *(const uintptr_t *)c->slot ^ c->want;
+    return *(const uintptr_t *)wc->slot[k] ^ wc->ip[k + 1];
 }
 
 static inline int suffix_holds(const struct hp_walk_cache *wc, long k, long lim)
@@ -602,12 +602,11 @@ static inline int suffix_holds(const struct hp_walk_cache *wc, long k, long lim)
      * last step may read up to three slots past lim: past the end they are padding that always
      * holds; before it, slots of frames further out, on the walked stack (as safe to read as
      * the others), which at worst make a join that would have held fail, and the walk go on. */
-    const struct hp_walk_chk *c = &wc->chk[k], *end = &wc->chk[lim];
     uintptr_t d = 0;
     do {
-        d |= slot_differs(c) | slot_differs(c + 1) | slot_differs(c + 2) | slot_differs(c + 3);
-        c += 4;
-    } while (c < end);
+        d |= slot_differs(wc, k) | slot_differs(wc, k + 1) | slot_differs(wc, k + 2) | slot_differs(wc, k + 3);
+        k += 4;
+    } while (k < lim);
     return d == 0;
 }
 
@@ -692,26 +691,31 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
     return n;
 }
 
-/* The walk with the thread's cache, from the frame (ip, sp, bp) with rule r; wc->max and
- * wc->pcs are its other inputs, wc->res_* its results. Not inlined into the allocation path,
- * and without a frame pointer of its own: its loop needs every register. */
-static __attribute__((noinline, optimize("omit-frame-pointer"))) int walk_cached(struct hp_walk_cache *wc,
-                                                                                 uintptr_t ip, uintptr_t sp,
-                                                                                 uintptr_t bp, uint64_t r,
-                                                                                 uintptr_t hi16)
+/* A walk in progress: the frame it is at (its rule r), how many new frames it has (m), and
+ * where it is in the previous walk (frame j, whose stack pointer is jsp). */
+struct walk_state {
+    uintptr_t ip, sp, bp;
+    uint64_t r;
+    long m, j;
+    uintptr_t jsp;
+};
+
+enum { WS_JOIN, WS_MAX, WS_NO_STEP, WS_MISS, WS_NOT_DESCRIBED };
+
+/* Step out frame by frame until the walk joins the previous one (WS_JOIN, at st->j), reaches
+ * the depth limit (WS_MAX) or cannot step (WS_NO_STEP), or the next frame's address needs
+ * more than the thread's rule cache: not in it (WS_MISS) or without call frame information
+ * (WS_NOT_DESCRIBED); the caller then finds the rule and runs this again. It calls nothing, so
+ * the walk's state stays in registers; and has no frame pointer of its own, for one more. */
+static __attribute__((noinline, optimize("omit-frame-pointer"))) int walk_steps(struct hp_walk_cache *wc,
+                                                                                struct walk_state *st,
+                                                                                uintptr_t hi16)
 {
-    const int max = wc->max;
-    /* The previous walk is usable only on the same stack; j follows its frames by stack
-     * pointer (both walks go up the stack), jsp is frame j's. */
-    const long END = HP_WALK_MAX;
-    uintptr_t stack_hi = hi16 + 16, hi8 = hi16 + 8;
-    long j = wc->base < END && wc->stack_hi == stack_hi ? wc->base : END;
-    uintptr_t jsp = wc->sp[j]; /* sp[END] is UINTPTR_MAX */
-    long reuse = END; /* where the previous walk is joined; END: not at all */
-    long m = 0;
-    int trunc = 0;
-    uintptr_t last_read = 0; /* what the last new frame's step read (no join) */
-    uintptr_t at;
+    const long END = HP_WALK_MAX, max = wc->max;
+    uintptr_t ip = st->ip, sp = st->sp, bp = st->bp, jsp = st->jsp, at;
+    uint64_t r = st->r;
+    long m = st->m, j = st->j;
+    int why;
     for (;;) {
         if (HP_UNLIKELY(sp >= jsp)) {
             while (jsp < sp)
@@ -723,22 +727,20 @@ static __attribute__((noinline, optimize("omit-frame-pointer"))) int walk_cached
             if (jsp == sp && wc->ip[j] == ip && wc->bp[j] == bp &&
                 (!wc->truncated || m + (END - j) >= max) &&
                 suffix_holds(wc, j, j - m + max < END ? j - m + max : END)) {
-                reuse = j;
-                trunc = wc->truncated;
+                why = WS_JOIN;
                 break;
             }
         }
         if (m == max) {
-            trunc = 1;
             /* Nothing read: the next walk joining here stops here too. */
             wc->nf_slot[m - 1] = (uintptr_t)&hp_walk_no_slot;
+            why = WS_MAX;
             break;
         }
         wc->nf_ip[m] = ip;
         wc->nf_sp[m] = sp;
         wc->nf_bp[m] = bp;
-        /* One step out (see step(), written out here so that a failed check leaves the loop
-         * at once). */
+        /* One step out (as step() does). */
         if (HP_LIKELY(r & R_FP)) {
             if (bp < sp || bp > hi16)
                 goto no_step;
@@ -748,7 +750,7 @@ static __attribute__((noinline, optimize("omit-frame-pointer"))) int walk_cached
         } else if (HP_LIKELY(r & R_VALID)) {
             uintptr_t cfa = ((r & R_CFA_RBP) ? bp : sp) + (uintptr_t)((int64_t)r >> 32);
             at = cfa - 8;
-            if (at < sp || at > hi8)
+            if (at < sp || cfa - 16 > hi16)
                 goto no_step;
             if (r & R_RBP_SAVED) {
                 uintptr_t bat = cfa + (uintptr_t)(intptr_t)(int16_t)(r >> 16);
@@ -766,19 +768,70 @@ static __attribute__((noinline, optimize("omit-frame-pointer"))) int walk_cached
         }
         wc->nf_slot[m++] = at;
         ip = *(const uintptr_t *)at;
-        r = thread_rule(wc, ip);
+        uint64_t i = ip & (HP_WALK_RULES - 1);
+        if (HP_UNLIKELY(wc->rule_ra[i] != ip)) {
+            why = WS_MISS;
+            break;
+        }
+        r = wc->rule[i];
         if (HP_UNLIKELY(!(r & (R_VALID | R_IN_OBJECT)))) {
-            if (!hp_is_exec_mapping(ip)) {
-                last_read = ip;
-                break;
-            }
-            r = 0; /* as it was: code without call frame information (not kept across the call) */
+            why = WS_NOT_DESCRIBED;
+            break;
         }
     }
     if (0) {
     no_step:
         wc->nf_slot[m++] = (uintptr_t)&hp_walk_no_slot;
+        why = WS_NO_STEP;
     }
+    st->ip = ip;
+    st->sp = sp;
+    st->bp = bp;
+    st->r = r;
+    st->m = m;
+    st->j = j;
+    st->jsp = jsp;
+    return why;
+}
+
+/* The walk with the thread's cache, from the frame (ip, sp, bp) with rule r; wc->max and
+ * wc->pcs are its other inputs, wc->res_* its results. Not inlined into the allocation path. */
+static __attribute__((noinline)) int walk_cached(struct hp_walk_cache *wc, uintptr_t ip, uintptr_t sp,
+                                                 uintptr_t bp, uint64_t r, uintptr_t hi16)
+{
+    /* The previous walk is usable only on the same stack; the walk follows its frames by stack
+     * pointer (both walks go up the stack). */
+    const long END = HP_WALK_MAX;
+    const int max = wc->max;
+    uintptr_t stack_hi = hi16 + 16;
+    long j = wc->base < END && wc->stack_hi == stack_hi ? wc->base : END;
+    struct walk_state st = {ip, sp, bp, r, 0, j, wc->sp[j]}; /* sp[END] is UINTPTR_MAX */
+    long reuse = END; /* where the previous walk is joined; END: not at all */
+    int trunc = 0;
+    uintptr_t last_read = 0; /* what the last new frame's step read (no join) */
+    for (;;) {
+        int why = walk_steps(wc, &st, hi16);
+        if (why == WS_MISS) {
+            st.r = thread_rule_miss(wc, st.ip, st.ip & (HP_WALK_RULES - 1));
+            if (st.r & (R_VALID | R_IN_OBJECT))
+                continue;
+            why = WS_NOT_DESCRIBED;
+        }
+        if (why == WS_NOT_DESCRIBED) {
+            if (hp_is_exec_mapping(st.ip)) {
+                st.r = 0; /* code without call frame information: try its frame pointer */
+                continue;
+            }
+            last_read = st.ip;
+        } else if (why == WS_JOIN) {
+            reuse = st.j;
+            trunc = wc->truncated;
+        } else if (why == WS_MAX) {
+            trunc = 1;
+        }
+        break;
+    }
+    long m = st.m;
     if (HP_UNLIKELY(m > reuse))
         return walk_too_deep(wc, (int)m, (int)reuse, trunc);
     /* The new frames go right below the joined ones (or at the top end), and their chain
@@ -786,19 +839,16 @@ static __attribute__((noinline, optimize("omit-frame-pointer"))) int walk_cached
     long base = reuse - m;
     if (reuse == END)
         wc->ip[END] = last_read;
-    uintptr_t want = wc->ip[reuse];
     uint64_t h = wc->hash[reuse];
     for (long k = m - 1; k >= 0; k--) {
         long i = base + k;
         uintptr_t fip = wc->nf_ip[k];
-        wc->chk[i].want = want;
-        wc->chk[i].slot = wc->nf_slot[k];
         wc->ip[i] = fip;
+        wc->slot[i] = wc->nf_slot[k];
         wc->sp[i] = wc->nf_sp[k];
         wc->bp[i] = wc->nf_bp[k];
         h = hp_stack_hash_step(h, fip);
         wc->hash[i] = h;
-        want = fip;
     }
     wc->base = (int)base;
     wc->truncated = trunc;

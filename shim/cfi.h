@@ -32,13 +32,11 @@ struct hp_walk_cache {
     uintptr_t *pcs;
     const uintptr_t *res_out;
     uint64_t res_hash;
-    uintptr_t ip[HP_WALK_MAX + 1];   /* ip[HP_WALK_MAX]: what the last frame's step read */
-    /* Frame k's step read ip[k + 1] from chk[k].slot; chk[k].want is that value, side by side
-     * for the reuse check, which reads four at a time: three entries past the end name a slot
-     * that always holds what they want. */
-    struct hp_walk_chk {
-        uintptr_t slot, want;
-    } chk[HP_WALK_MAX + 3];
+    /* ip[HP_WALK_MAX]: what the last frame's step read; the three after it stay 0. */
+    uintptr_t ip[HP_WALK_MAX + 4];
+    /* Frame k's step read ip[k + 1] from slot[k]. The reuse check reads four at a time: the
+     * three entries past the end name a slot that always holds 0, as ip does there. */
+    uintptr_t slot[HP_WALK_MAX + 3];
     uintptr_t sp[HP_WALK_MAX + 1]; /* sp[HP_WALK_MAX]: UINTPTR_MAX, ends searches by sp */
     uintptr_t bp[HP_WALK_MAX + 1]; /* [HP_WALK_MAX]: unused */
     uint64_t hash[HP_WALK_MAX + 1]; /* hash chain of frames k..HP_WALK_MAX-1; [HP_WALK_MAX]: 0 */
