@@ -649,73 +649,42 @@ static HP_COLD void walk_cache_new_code(struct hp_walk_cache *wc, uint32_t gen)
     wc->gen = gen;
 }
 
-static int walk_cached(struct hp_walk_cache *wc, uintptr_t ip, uintptr_t sp, uintptr_t bp, uint64_t r,
-                       uintptr_t hi16);
-
-int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs, int max,
-                int *truncated, struct hp_walk_cache *wc, const uintptr_t **out, uint64_t *hash)
-{
-    *out = pcs;
-    *hash = hp_stack_hash(pcs, 0);
-    if (!cache || stack_hi < 32)
-        return 0;
-    uintptr_t hi16 = stack_hi - 16;
-    if (!wc) {
-        uint64_t r0 = ip > 4096 ? shared_rule(ip) : 0;
-        if (!is_code(r0, ip))
-            return 0;
-        int n = walk_plain(ip, sp, bp, hi16, pcs, max, truncated, r0);
-        *hash = hp_stack_hash(pcs, n);
-        return n;
-    }
-    uint32_t gen = __atomic_load_n(&code_gen, __ATOMIC_ACQUIRE);
-    if (HP_UNLIKELY(wc->gen != gen))
-        walk_cache_new_code(wc, gen);
-    /* The first address must be code too. */
-    uint64_t r;
-    if (wc->first_ip == ip) {
-        r = wc->first_rule; /* allocations keep coming through the same few wrappers */
-    } else {
-        r = thread_rule(wc, ip);
-        wc->first_ip = ip;
-        wc->first_rule = r;
-    }
-    if (!is_code(r, ip))
-        return 0;
-    wc->max = max;
-    wc->pcs = pcs;
-    int n = walk_cached(wc, ip, sp, bp, r, hi16);
-    *out = wc->res_out;
-    *hash = wc->res_hash;
-    *truncated = wc->res_trunc;
-    return n;
-}
-
-/* A walk in progress: the frame it is at (its rule r), how many new frames it has (m), and
- * where it is in the previous walk (frame j, whose stack pointer is jsp). */
+/* A walk in progress: the frame it is at (its rule r), how many new frames it has (m), where it
+ * is in the previous walk (frame j, whose stack pointer is jsp), and why it last stopped. */
 struct walk_state {
     uintptr_t ip, sp, bp;
     uint64_t r;
     long m, j;
     uintptr_t jsp;
+    int why;
 };
 
-enum { WS_JOIN, WS_MAX, WS_NO_STEP, WS_MISS, WS_NOT_DESCRIBED };
+enum {
+    WS_RUN,           /* go on from the frame at ip */
+    WS_MISS,          /* stopped: the rule for ip is not in the thread's cache */
+    WS_NOT_DESCRIBED, /* stopped: ip has no call frame information (r lacks R_VALID) */
+    WS_NOT_CODE,      /* ip is not code: end the walk before it */
+};
 
-/* Step out frame by frame until the walk joins the previous one (WS_JOIN, at st->j), reaches
- * the depth limit (WS_MAX) or cannot step (WS_NO_STEP), or the next frame's address needs
- * more than the thread's rule cache: not in it (WS_MISS) or without call frame information
- * (WS_NOT_DESCRIBED); the caller then finds the rule and runs this again. It calls nothing, so
- * the walk's state stays in registers; and has no frame pointer of its own, for one more. */
-static __attribute__((noinline, optimize("omit-frame-pointer"))) int walk_steps(struct hp_walk_cache *wc,
-                                                                                struct walk_state *st,
-                                                                                uintptr_t hi16)
+/* Walk on from st until the walk joins the previous one, reaches the depth limit, cannot
+ * step, or meets an address that is not code; put the new frames in place and return how many
+ * frames the walk has (the results in wc->res_*). Returns -1 instead when the next frame's
+ * address needs more than the thread's rule cache (st->why says what); the caller finds out
+ * and runs this again. It calls nothing on the way, so the walk's state stays in registers,
+ * and has no frame pointer of its own, for one more. */
+static __attribute__((noinline, optimize("omit-frame-pointer"))) int walk_run(struct hp_walk_cache *wc,
+                                                                              struct walk_state *st,
+                                                                              uintptr_t hi16)
 {
     const long END = HP_WALK_MAX, max = wc->max;
-    uintptr_t ip = st->ip, sp = st->sp, bp = st->bp, jsp = st->jsp, at;
+    uintptr_t ip = st->ip, sp = st->sp, bp = st->bp, jsp = st->jsp, at, last_read = 0;
     uint64_t r = st->r;
-    long m = st->m, j = st->j;
-    int why;
+    long m = st->m, j = st->j, reuse = END; /* reuse: where the previous walk is joined */
+    int trunc = 0;
+    if (HP_UNLIKELY(st->why == WS_NOT_CODE)) {
+        last_read = ip;
+        goto done;
+    }
     for (;;) {
         if (HP_UNLIKELY(sp >= jsp)) {
             while (jsp < sp)
@@ -727,15 +696,16 @@ static __attribute__((noinline, optimize("omit-frame-pointer"))) int walk_steps(
             if (jsp == sp && wc->ip[j] == ip && wc->bp[j] == bp &&
                 (!wc->truncated || m + (END - j) >= max) &&
                 suffix_holds(wc, j, j - m + max < END ? j - m + max : END)) {
-                why = WS_JOIN;
-                break;
+                reuse = j;
+                trunc = wc->truncated;
+                goto done;
             }
         }
         if (m == max) {
             /* Nothing read: the next walk joining here stops here too. */
             wc->nf_slot[m - 1] = (uintptr_t)&hp_walk_no_slot;
-            why = WS_MAX;
-            break;
+            trunc = 1;
+            goto done;
         }
         wc->nf_ip[m] = ip;
         wc->nf_sp[m] = sp;
@@ -770,68 +740,18 @@ static __attribute__((noinline, optimize("omit-frame-pointer"))) int walk_steps(
         ip = *(const uintptr_t *)at;
         uint64_t i = ip & (HP_WALK_RULES - 1);
         if (HP_UNLIKELY(wc->rule_ra[i] != ip)) {
-            why = WS_MISS;
-            break;
+            st->why = WS_MISS;
+            goto suspend;
         }
         r = wc->rule[i];
         if (HP_UNLIKELY(!(r & (R_VALID | R_IN_OBJECT)))) {
-            why = WS_NOT_DESCRIBED;
-            break;
+            st->why = WS_NOT_DESCRIBED;
+            goto suspend;
         }
     }
-    if (0) {
-    no_step:
-        wc->nf_slot[m++] = (uintptr_t)&hp_walk_no_slot;
-        why = WS_NO_STEP;
-    }
-    st->ip = ip;
-    st->sp = sp;
-    st->bp = bp;
-    st->r = r;
-    st->m = m;
-    st->j = j;
-    st->jsp = jsp;
-    return why;
-}
-
-/* The walk with the thread's cache, from the frame (ip, sp, bp) with rule r; wc->max and
- * wc->pcs are its other inputs, wc->res_* its results. Not inlined into the allocation path. */
-static __attribute__((noinline)) int walk_cached(struct hp_walk_cache *wc, uintptr_t ip, uintptr_t sp,
-                                                 uintptr_t bp, uint64_t r, uintptr_t hi16)
-{
-    /* The previous walk is usable only on the same stack; the walk follows its frames by stack
-     * pointer (both walks go up the stack). */
-    const long END = HP_WALK_MAX;
-    const int max = wc->max;
-    uintptr_t stack_hi = hi16 + 16;
-    long j = wc->base < END && wc->stack_hi == stack_hi ? wc->base : END;
-    struct walk_state st = {ip, sp, bp, r, 0, j, wc->sp[j]}; /* sp[END] is UINTPTR_MAX */
-    long reuse = END; /* where the previous walk is joined; END: not at all */
-    int trunc = 0;
-    uintptr_t last_read = 0; /* what the last new frame's step read (no join) */
-    for (;;) {
-        int why = walk_steps(wc, &st, hi16);
-        if (why == WS_MISS) {
-            st.r = thread_rule_miss(wc, st.ip, st.ip & (HP_WALK_RULES - 1));
-            if (st.r & (R_VALID | R_IN_OBJECT))
-                continue;
-            why = WS_NOT_DESCRIBED;
-        }
-        if (why == WS_NOT_DESCRIBED) {
-            if (hp_is_exec_mapping(st.ip)) {
-                st.r = 0; /* code without call frame information: try its frame pointer */
-                continue;
-            }
-            last_read = st.ip;
-        } else if (why == WS_JOIN) {
-            reuse = st.j;
-            trunc = wc->truncated;
-        } else if (why == WS_MAX) {
-            trunc = 1;
-        }
-        break;
-    }
-    long m = st.m;
+no_step:
+    wc->nf_slot[m++] = (uintptr_t)&hp_walk_no_slot;
+done:
     if (HP_UNLIKELY(m > reuse))
         return walk_too_deep(wc, (int)m, (int)reuse, trunc);
     /* The new frames go right below the joined ones (or at the top end), and their chain
@@ -841,18 +761,18 @@ static __attribute__((noinline)) int walk_cached(struct hp_walk_cache *wc, uintp
         wc->ip[END] = last_read;
     uint64_t h = wc->hash[reuse];
     for (long k = m - 1; k >= 0; k--) {
-        long i = base + k;
+        long x = base + k;
         uintptr_t fip = wc->nf_ip[k];
-        wc->ip[i] = fip;
-        wc->slot[i] = wc->nf_slot[k];
-        wc->sp[i] = wc->nf_sp[k];
-        wc->bp[i] = wc->nf_bp[k];
+        wc->ip[x] = fip;
+        wc->slot[x] = wc->nf_slot[k];
+        wc->sp[x] = wc->nf_sp[k];
+        wc->bp[x] = wc->nf_bp[k];
         h = hp_stack_hash_step(h, fip);
-        wc->hash[i] = h;
+        wc->hash[x] = h;
     }
     wc->base = (int)base;
     wc->truncated = trunc;
-    wc->stack_hi = stack_hi;
+    wc->stack_hi = hi16 + 16;
     long n = END - base;
     wc->res_out = &wc->ip[base];
     if (n > max) {
@@ -864,6 +784,70 @@ static __attribute__((noinline)) int walk_cached(struct hp_walk_cache *wc, uintp
     wc->res_hash = hp_stack_hash_final(h);
     wc->res_trunc = trunc;
     return (int)n;
+suspend:
+    st->ip = ip;
+    st->sp = sp;
+    st->bp = bp;
+    st->m = m;
+    st->j = j;
+    st->jsp = jsp;
+    return -1;
+}
+
+int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs, int max,
+                int *truncated, struct hp_walk_cache *wc, const uintptr_t **out, uint64_t *hash)
+{
+    *out = pcs;
+    *hash = hp_stack_hash(pcs, 0);
+    if (!cache || stack_hi < 32)
+        return 0;
+    uintptr_t hi16 = stack_hi - 16;
+    if (!wc) {
+        uint64_t r0 = ip > 4096 ? shared_rule(ip) : 0;
+        if (!is_code(r0, ip))
+            return 0;
+        int n = walk_plain(ip, sp, bp, hi16, pcs, max, truncated, r0);
+        *hash = hp_stack_hash(pcs, n);
+        return n;
+    }
+    uint32_t gen = __atomic_load_n(&code_gen, __ATOMIC_ACQUIRE);
+    if (HP_UNLIKELY(wc->gen != gen))
+        walk_cache_new_code(wc, gen);
+    /* The first address must be code too. */
+    uint64_t r;
+    if (wc->first_ip == ip) {
+        r = wc->first_rule; /* allocations keep coming through the same few wrappers */
+    } else {
+        r = thread_rule(wc, ip);
+        wc->first_ip = ip;
+        wc->first_rule = r;
+    }
+    if (!is_code(r, ip))
+        return 0;
+    wc->max = max;
+    wc->pcs = pcs;
+    /* The previous walk is usable only on the same stack; the walk follows its frames by
+     * stack pointer (both walks go up the stack). */
+    long j = wc->base < HP_WALK_MAX && wc->stack_hi == stack_hi ? wc->base : HP_WALK_MAX;
+    struct walk_state st = {ip, sp, bp, r, 0, j, wc->sp[j], WS_RUN}; /* sp[END]: UINTPTR_MAX */
+    int n;
+    while ((n = walk_run(wc, &st, hi16)) < 0) {
+        if (st.why == WS_MISS) {
+            st.r = thread_rule_miss(wc, st.ip, st.ip & (HP_WALK_RULES - 1));
+            if (st.r & (R_VALID | R_IN_OBJECT)) {
+                st.why = WS_RUN;
+                continue;
+            }
+        }
+        /* No call frame information: code only if in an executable mapping (JIT code), then
+         * stepped with its frame pointer. */
+        st.r = 0;
+        st.why = hp_is_exec_mapping(st.ip) ? WS_RUN : WS_NOT_CODE;
+    }
+    *out = wc->res_out;
+    *hash = wc->res_hash;
+    *truncated = wc->res_trunc;
+    return n;
 }
 
 #else
