@@ -31,6 +31,7 @@ struct hp_tls {
     struct hp_thread *thread;  /* profiling state, NULL until the first profiled call */
     uintptr_t stack_lo, stack_hi; /* this thread's own stack (hi 0: not computed yet) */
     unsigned boot_calls;       /* allocations served by the bootstrap arena (init probes) */
+    int in_libunwind;          /* inside a libunwind capture (stack.c, fork) */
 };
 extern __thread struct hp_tls hp_tls __attribute__((tls_model("initial-exec")));
 
@@ -93,6 +94,8 @@ void hp_stack_init(void);
  * (libunwind) is safe now; otherwise it waits for hp_stack_libc_ready. */
 void hp_stack_late_init(int libc_initialised);
 void hp_stack_libc_ready(void); /* the shim's constructor returned: libc's initialiser is next */
+void hp_stack_fork_prepare(void);
+void hp_stack_fork_parent(void);
 void hp_stack_fork_child(void);
 void hp_stack_code_unloaded(void); /* dlclose unmapped code: forget what was cached about it */
 /* Innermost first, shim frames dropped. Returns the depth; *truncated set when cut. *out points

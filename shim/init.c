@@ -63,6 +63,7 @@ static const char *find_options(char *buf, size_t cap)
 static void fork_prepare(void)
 {
     hp_tls.depth++;
+    hp_stack_fork_prepare(); /* first: waits for other threads, so before taking locks they need */
     hp_dump_fork_prepare();
     if (hp_profiling)
         hp_profile_fork_prepare();
@@ -71,6 +72,7 @@ static void fork_prepare(void)
 
 static void fork_parent(void)
 {
+    hp_stack_fork_parent();
     hp_meta_fork_parent();
     if (hp_profiling)
         hp_profile_fork_parent();

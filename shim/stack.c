@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <pthread.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 extern void *__libc_stack_end;
@@ -317,6 +318,44 @@ static int capture_unwind(uintptr_t *pcs, int max, int *truncated)
     return n;
 }
 
+/* libunwind takes locks of its own (its caches) and the loader's (dl_iterate_phdr): a fork while
+ * another thread holds one would leave it held in the child, whose first capture would then
+ * wait forever. So fork waits until no capture is inside libunwind (hp_stack_fork_prepare), and
+ * a capture that starts meanwhile uses frame pointers. */
+static int unw_active, unw_forking;
+
+static int capture_unwind_guarded(uintptr_t *pcs, int max, int *truncated, uintptr_t frame)
+{
+    __atomic_add_fetch(&unw_active, 1, __ATOMIC_SEQ_CST);
+    if (HP_UNLIKELY(__atomic_load_n(&unw_forking, __ATOMIC_SEQ_CST))) {
+        __atomic_sub_fetch(&unw_active, 1, __ATOMIC_RELEASE);
+        return capture_fp(pcs, max, truncated, frame);
+    }
+    hp_tls.in_libunwind = 1;
+    int n = capture_unwind(pcs, max, truncated);
+    hp_tls.in_libunwind = 0;
+    __atomic_sub_fetch(&unw_active, 1, __ATOMIC_RELEASE);
+    return n;
+}
+
+void hp_stack_fork_prepare(void)
+{
+    __atomic_store_n(&unw_forking, 1, __ATOMIC_SEQ_CST);
+    /* A signal handler forking in the middle of this thread's own capture would wait for
+     * itself: that capture is not waited for. Nor is any for more than about two seconds. */
+    int own = hp_tls.in_libunwind;
+    for (long spins = 0; __atomic_load_n(&unw_active, __ATOMIC_SEQ_CST) > own && spins < 2000000; spins++) {
+        if (spins > 1000) {
+            struct timespec ts = {0, 1000};
+            nanosleep(&ts, NULL);
+        } else {
+            hp_cpu_relax();
+        }
+    }
+}
+
+void hp_stack_fork_parent(void) { __atomic_store_n(&unw_forking, 0, __ATOMIC_RELEASE); }
+
 static void load_libunwind(void)
 {
     void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
@@ -381,7 +420,8 @@ int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cac
         }
         *truncated = 0;
     }
-    int n = unw_backtrace_fn ? capture_unwind(pcs, max, truncated) : capture_fp(pcs, max, truncated, frame);
+    int n = unw_backtrace_fn ? capture_unwind_guarded(pcs, max, truncated, frame)
+                             : capture_fp(pcs, max, truncated, frame);
     *hash = hp_stack_hash(pcs, n);
     return n;
 }
@@ -395,6 +435,9 @@ void hp_stack_code_unloaded(void)
 
 void hp_stack_fork_child(void)
 {
+    /* Only this thread is left, and it is in no capture. */
+    __atomic_store_n(&unw_active, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&unw_forking, 0, __ATOMIC_RELEASE);
     hp_lock_reset(&refresh_lock);
     hp_maps_fork_child();
 }
