@@ -649,16 +649,6 @@ static HP_COLD void walk_cache_new_code(struct hp_walk_cache *wc, uint32_t gen)
     wc->gen = gen;
 }
 
-/* A walk in progress: the frame it is at (its rule r), how many new frames it has (m), where it
- * is in the previous walk (frame j, whose stack pointer is jsp), and why it last stopped. */
-struct walk_state {
-    uintptr_t ip, sp, bp;
-    uint64_t r;
-    long m, j;
-    uintptr_t jsp;
-    int why;
-};
-
 enum {
     WS_RUN,           /* go on from the frame at ip */
     WS_MISS,          /* stopped: the rule for ip is not in the thread's cache */
@@ -666,18 +656,20 @@ enum {
     WS_NOT_CODE,      /* ip is not code: end the walk before it */
 };
 
-/* Walk on from st until the walk joins the previous one, reaches the depth limit, cannot
+/* Walk on from wc->st until the walk joins the previous one, reaches the depth limit, cannot
  * step, or meets an address that is not code; put the new frames in place and return how many
  * frames the walk has (the results in wc->res_*). Returns -1 instead when the next frame's
  * address needs more than the thread's rule cache (st->why says what); the caller finds out
  * and runs this again. It calls nothing on the way, so the walk's state stays in registers,
  * and has no frame pointer of its own, for one more. */
-static __attribute__((noinline, optimize("omit-frame-pointer"))) int walk_run(struct hp_walk_cache *wc,
-                                                                              struct walk_state *st,
-                                                                              uintptr_t hi16)
+static __attribute__((noinline, optimize("omit-frame-pointer"))) int walk_run(struct hp_walk_cache *wc)
 {
+    /* The state is in wc, not in a register of its own; so is frame j's stack pointer: the
+     * loop needs every register it can get. */
+    struct hp_walk_state *st = &wc->st;
     const long END = HP_WALK_MAX, max = wc->max;
-    uintptr_t ip = st->ip, sp = st->sp, bp = st->bp, jsp = st->jsp, at, last_read = 0;
+    const uintptr_t hi16 = wc->hi16;
+    uintptr_t ip = st->ip, sp = st->sp, bp = st->bp, at, last_read = 0;
     uint64_t r = st->r;
     long m = st->m, j = st->j, reuse = END; /* reuse: where the previous walk is joined */
     int trunc = 0;
@@ -686,14 +678,14 @@ static __attribute__((noinline, optimize("omit-frame-pointer"))) int walk_run(st
         goto done;
     }
     for (;;) {
-        if (HP_UNLIKELY(sp >= jsp)) {
-            while (jsp < sp)
-                jsp = wc->sp[++j];
+        if (HP_UNLIKELY(sp >= wc->sp[j])) {
+            while (wc->sp[j] < sp)
+                j++;
             /* A previous walk cut at the depth limit lacks its outer frames: joining it is
              * right only if it still gives as many frames as a walk from here would take.
              * Only the slots up to the frame after the max-th are read: frames further out
              * are not handed out (and are checked again by a walk that needs them). */
-            if (jsp == sp && wc->ip[j] == ip && wc->bp[j] == bp &&
+            if (wc->sp[j] == sp && wc->ip[j] == ip && wc->bp[j] == bp &&
                 (!wc->truncated || m + (END - j) >= max) &&
                 suffix_holds(wc, j, j - m + max < END ? j - m + max : END)) {
                 reuse = j;
@@ -790,7 +782,6 @@ suspend:
     st->bp = bp;
     st->m = m;
     st->j = j;
-    st->jsp = jsp;
     return -1;
 }
 
@@ -829,20 +820,22 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
     /* The previous walk is usable only on the same stack; the walk follows its frames by
      * stack pointer (both walks go up the stack). */
     long j = wc->base < HP_WALK_MAX && wc->stack_hi == stack_hi ? wc->base : HP_WALK_MAX;
-    struct walk_state st = {ip, sp, bp, r, 0, j, wc->sp[j], WS_RUN}; /* sp[END]: UINTPTR_MAX */
+    wc->hi16 = hi16;
+    struct hp_walk_state *st = &wc->st;
+    *st = (struct hp_walk_state){ip, sp, bp, r, 0, j, WS_RUN}; /* sp[END] is UINTPTR_MAX */
     int n;
-    while ((n = walk_run(wc, &st, hi16)) < 0) {
-        if (st.why == WS_MISS) {
-            st.r = thread_rule_miss(wc, st.ip, st.ip & (HP_WALK_RULES - 1));
-            if (st.r & (R_VALID | R_IN_OBJECT)) {
-                st.why = WS_RUN;
+    while ((n = walk_run(wc)) < 0) {
+        if (st->why == WS_MISS) {
+            st->r = thread_rule_miss(wc, st->ip, st->ip & (HP_WALK_RULES - 1));
+            if (st->r & (R_VALID | R_IN_OBJECT)) {
+                st->why = WS_RUN;
                 continue;
             }
         }
         /* No call frame information: code only if in an executable mapping (JIT code), then
          * stepped with its frame pointer. */
-        st.r = 0;
-        st.why = hp_is_exec_mapping(st.ip) ? WS_RUN : WS_NOT_CODE;
+        st->r = 0;
+        st->why = hp_is_exec_mapping(st->ip) ? WS_RUN : WS_NOT_CODE;
     }
     *out = wc->res_out;
     *hash = wc->res_hash;

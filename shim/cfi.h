@@ -29,9 +29,17 @@ struct hp_walk_cache {
     /* The walk in progress: its depth limit and the caller's buffer (used when the frames do
      * not fit here); its results: where the frames are, their hash, whether they were cut. */
     int max, res_trunc;
-    uintptr_t *pcs;
+    uintptr_t *pcs, hi16; /* hi16: the top of the stack being walked, less 16 */
     const uintptr_t *res_out;
     uint64_t res_hash;
+    /* Where the walk in progress is (cfi.c): its frame and that frame's rule, how many new
+     * frames it has, the frame of the previous walk it is at, why it last stopped. */
+    struct hp_walk_state {
+        uintptr_t ip, sp, bp;
+        uint64_t r;
+        long m, j;
+        int why;
+    } st;
     /* ip[HP_WALK_MAX]: what the last frame's step read; the three after it stay 0. */
     uintptr_t ip[HP_WALK_MAX + 4];
     /* Frame k's step read ip[k + 1] from slot[k]. The reuse check reads four at a time: the
