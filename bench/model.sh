@@ -10,6 +10,8 @@
 #   MODEL_PY_ROUNDS=2 MODEL_EVENTS=100000
 # cost = instructions + 12 x (first-level misses) + 40 x (second-level misses), with the caches
 # of the benchmark machine: 32 KiB 8-way L1i and L1d, 1 MiB 16-way L2 (64-byte lines).
+# Mispredicted branches (cachegrind's simple predictor, far weaker than a real processor's) are
+# shown beside it, not counted in it.
 set -u
 
 ROOT=$(pwd)
@@ -53,7 +55,7 @@ model() {
     log=$TMP/$wl.$cfg.log
     # The environment is set outside valgrind: it follows no exec (of env, say) by default.
     env $wenv ${pre:+LD_PRELOAD=$pre} HEAPPROF_OPTIONS="output=$TMP/%p.hpf$opts" \
-        valgrind --tool=cachegrind --cache-sim=yes --I1=32768,8,64 --D1=32768,8,64 \
+        valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes --I1=32768,8,64 --D1=32768,8,64 \
         --LL=1048576,16,64 --cachegrind-out-file=/dev/null "$@" <"$in" >/dev/null 2>"$log" ||
         { mkdir -p "$OUT/logs" && cp "$log" "$OUT/logs/model.$wl.$cfg.log"; echo "FAILED"; return; }
     rm -f "$TMP"/*.hpf
@@ -61,7 +63,8 @@ model() {
          / I1 +misses:/ {gsub(",", "", $4); i1=$4}
          / D1 +misses:/ {gsub(",", "", $4); d1=$4}
          / LL misses:/ {gsub(",", "", $4); ll=$4}
-         END {print ir, i1, d1, ll}' "$log"
+         / Mispredicts:/ {gsub(",", "", $3); mp=$3}
+         END {print ir, i1, d1, ll, mp + 0}' "$log"
 }
 
 echo "heapprof cost model, $(date -u '+%Y-%m-%d %H:%M') UTC, shim md5 $(md5sum "$SHIM" | cut -c1-12)," \
@@ -69,7 +72,7 @@ echo "heapprof cost model, $(date -u '+%Y-%m-%d %H:%M') UTC, shim md5 $(md5sum "
 echo "python3: $ROUNDS rounds; alloc_bench: $EVENTS events; millions; ratio = cost / bare cost"
 echo "(valgrind offers no rseq area and no vDSO: the shim pays ~110 more instructions per"
 echo " allocation there for the cpu id and the clock than in a real run)"
-printf '%-9s %-8s %9s %8s %8s %8s %9s %7s\n' workload config instr L1i L1d L2 cost ratio
+printf '%-9s %-8s %9s %8s %8s %8s %9s %7s %8s\n' workload config instr L1i L1d L2 cost ratio mispred
 for wl in $WORKLOADS; do
     base=""
     for cfg in $CONFIGS; do
@@ -82,7 +85,7 @@ for wl in $WORKLOADS; do
         cost=$(awk -v ir="$1" -v i1="$2" -v d1="$3" -v ll="$4" 'BEGIN {printf "%.0f", ir + 12 * (i1 + d1) + 40 * ll}')
         [ "$cfg" = bare ] && base=$cost
         ratio=$( [ -n "$base" ] && awk -v c="$cost" -v b="$base" 'BEGIN {printf "%.2fx", c / b}' || echo "-")
-        awk -v w="$wl" -v c="$cfg" -v ir="$1" -v i1="$2" -v d1="$3" -v ll="$4" -v co="$cost" -v ra="$ratio" \
-            'BEGIN {printf "%-9s %-8s %9.1f %8.2f %8.2f %8.2f %9.1f %7s\n", w, c, ir/1e6, i1/1e6, d1/1e6, ll/1e6, co/1e6, ra}'
+        awk -v w="$wl" -v c="$cfg" -v ir="$1" -v i1="$2" -v d1="$3" -v ll="$4" -v co="$cost" -v ra="$ratio" -v mp="$5" \
+            'BEGIN {printf "%-9s %-8s %9.1f %8.2f %8.2f %8.2f %9.1f %7s %8.2f\n", w, c, ir/1e6, i1/1e6, d1/1e6, ll/1e6, co/1e6, ra, mp/1e6}'
     done
 done

@@ -494,8 +494,9 @@ static inline __attribute__((always_inline)) uintptr_t step(uint64_t r, uintptr_
         return at;
     }
     /* No call frame information (JIT code, hand-written assembly): such code usually keeps
-     * frame pointers, so try one frame-pointer step, checked like the rest. */
-    if (b <= s || b > hi16 || (b & 7))
+     * frame pointers, so try one frame-pointer step, checked like the rest. rbp may equal sp:
+     * a frame without locals calls with rsp where rbp points. */
+    if (b < s || b > hi16 || (b & 7))
         return 0;
     *sp = b + 16;
     *bp = *(const uintptr_t *)b;
@@ -722,7 +723,7 @@ static __attribute__((noinline, optimize("omit-frame-pointer"))) int walk_run(st
             }
             sp = cfa;
         } else {
-            if (bp <= sp || bp > hi16 || (bp & 7))
+            if (bp < sp || bp > hi16 || (bp & 7))
                 goto no_step;
             at = bp + 8;
             sp = bp + 16;
@@ -833,9 +834,11 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
             }
         }
         /* No call frame information: code only if in an executable mapping (JIT code), then
-         * stepped with its frame pointer. */
+         * stepped with its frame pointer. Code made since the table of mappings was last read
+         * counts once it is read again (at most once a second). */
         st->r = 0;
-        st->why = hp_is_exec_mapping(st->ip) ? WS_RUN : WS_NOT_CODE;
+        st->why = hp_is_exec_mapping(st->ip) || (hp_maps_refresh(0), hp_is_exec_mapping(st->ip))
+                      ? WS_RUN : WS_NOT_CODE;
     }
     *out = wc->res_out;
     *hash = wc->res_hash;

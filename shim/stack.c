@@ -85,7 +85,6 @@ static __thread struct {
     uint32_t gen, next;
 } hit_cache __attribute__((tls_model("initial-exec")));
 
-/* Like hp_is_exec, and say which range: [*lo, *hi). */
 /* The table range holding pc, or NULL. */
 static const struct range *find_range(uintptr_t pc)
 {

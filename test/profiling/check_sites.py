@@ -175,6 +175,15 @@ def main():
         n = sum(c["alloc_count"] for c in doc["contexts"]
                 if c["frames"] and c["frames"][0]["function"] == "co_alloc")
         expect(f"co_alloc: {n} allocations on coroutine stacks, expected 2000", n == 2000)
+    elif kind == "jit_frames":
+        hits = [c for c in doc["contexts"] if c["frames"] and c["frames"][0]["function"] == "jit_callee"]
+        n = sum(c["alloc_count"] for c in hits)
+        expect(f"jit_callee: {n} allocations, expected 300", n == 300)
+        for c in hits:
+            names = [f["function"] for f in c["frames"]]
+            # jit_callee, the generated code (no symbol), then main
+            expect(f"jit_callee's stack does not go on through the generated code to main: {names[:6]}",
+                   len(names) > 2 and names[2] == "main")
     elif kind == "many_threads":
         sites = by_site(doc)
         # 800 threads x 100 blocks, 100 threads of each size 40..47

@@ -387,6 +387,14 @@ for unw in cfi fp libunwind; do
     fi
 done
 
+# A frame of generated code (no call frame information, a frame pointer) between an allocating
+# function and main: the cfi walk steps through it with its frame pointer.
+gcc -O2 -g -o "$out/gcc/jit_frames" test/profiling/jit_frames.c
+name=jit-frames
+if run "$name" "" "$out/gcc/jit_frames"; then
+    check "$name" jit_frames "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+fi
+
 # Many threads at once: every block counted, metadata far below the budget, no warning.
 gcc -O2 -g -pthread -o "$out/gcc/many_threads" test/profiling/many_threads.c
 name=many-threads
