@@ -460,48 +460,46 @@ static uint64_t rule_slow(uint64_t pc, uint64_t h)
     return decode_rule(pc);
 }
 
-/* One step out of the frame whose rule is r: *sp and *bp become the caller's stack pointer and
- * frame register. Returns where the caller's return address lies, or 0 when the frame cannot be
- * left safely. hi16 is the stack's top less 16: every read stays inside [*sp, top), and the
- * stack pointer strictly grows, so a walk always ends. */
-static inline __attribute__((always_inline)) uintptr_t step(uint64_t r, uintptr_t *sp, uintptr_t *bp,
-                                                            uintptr_t hi16)
-{
-    uintptr_t s = *sp, b = *bp;
-    if (HP_LIKELY(r & R_FP)) {
-        /* The commonest rule, first: the next frame's addresses depend on rbp alone, and the
-         * processor can run ahead of the rule lookups. */
-        if (b < s || b > hi16)
-            return 0;
-        *sp = b + 16;
-        *bp = *(const uintptr_t *)b;
-        return b + 8;
-    }
-    if (HP_LIKELY(r & R_VALID)) {
-        /* The return address at cfa - 8 in [sp, top - 8] puts the CFA in (sp, top]; the rbp
-         * slot lies below the CFA (decode_in_object) and must not be below sp. */
-        uintptr_t cfa = ((r & R_CFA_RBP) ? b : s) + (uintptr_t)((int64_t)r >> 32);
-        uintptr_t at = cfa - 8;
-        if (at < s || at > hi16 + 8)
-            return 0;
-        if (r & R_RBP_SAVED) {
-            uintptr_t bat = cfa + (uintptr_t)(intptr_t)(int16_t)(r >> 16);
-            if (bat < s)
-                return 0;
-            *bp = *(const uintptr_t *)bat;
-        }
-        *sp = cfa;
-        return at;
-    }
-    /* No call frame information (JIT code, hand-written assembly): such code usually keeps
-     * frame pointers, so try one frame-pointer step, checked like the rest. rbp may equal sp:
-     * a frame without locals calls with rsp where rbp points. */
-    if (b < s || b > hi16 || (b & 7))
-        return 0;
-    *sp = b + 16;
-    *bp = *(const uintptr_t *)b;
-    return b + 8;
-}
+/* One step out of the frame whose rule is r: sp and bp become the caller's stack pointer and
+ * frame register, at where the caller's return address lies; goes to fail (a label) when the
+ * frame cannot be left safely. hi16 is the stack's top less 16: every read stays inside
+ * [sp, top), and the stack pointer strictly grows, so a walk always ends. A macro, not a
+ * function returning 0 on failure: in the walk's loop that costs a test per frame. */
+#define WALK_STEP(r, sp, bp, hi16, at, fail)                                                      \
+    do {                                                                                          \
+        if (HP_LIKELY((r) & R_FP)) {                                                              \
+            /* The commonest rule, first: the next frame's addresses depend on rbp alone, and \
+             * the processor can run ahead of the rule lookups. */                                \
+            if ((bp) < (sp) || (bp) > (hi16))                                                     \
+                goto fail;                                                                        \
+            (at) = (bp) + 8;                                                                      \
+            (sp) = (bp) + 16;                                                                     \
+            (bp) = *(const uintptr_t *)(bp);                                                      \
+        } else if (HP_LIKELY((r) & R_VALID)) {                                                    \
+            /* The return address at cfa - 8 in [sp, top - 8] puts the CFA in (sp, top]; the   \
+             * rbp slot lies below the CFA (decode_in_object) and must not be below sp. */      \
+            uintptr_t cfa_ = (((r) & R_CFA_RBP) ? (bp) : (sp)) + (uintptr_t)((int64_t)(r) >> 32); \
+            (at) = cfa_ - 8;                                                                      \
+            if ((at) < (sp) || cfa_ - 16 > (hi16))                                                \
+                goto fail;                                                                        \
+            if ((r) & R_RBP_SAVED) {                                                              \
+                uintptr_t bat_ = cfa_ + (uintptr_t)(intptr_t)(int16_t)((r) >> 16);               \
+                if (bat_ < (sp))                                                                  \
+                    goto fail;                                                                    \
+                (bp) = *(const uintptr_t *)bat_;                                                  \
+            }                                                                                     \
+            (sp) = cfa_;                                                                          \
+        } else {                                                                                  \
+            /* No call frame information (JIT code, hand-written assembly): such code usually  \
+             * keeps frame pointers, so try one frame-pointer step, checked like the rest. rbp  \
+             * may equal sp: a frame without locals calls with rsp where rbp points. */          \
+            if ((bp) < (sp) || (bp) > (hi16) || ((bp) & 7))                                       \
+                goto fail;                                                                        \
+            (at) = (bp) + 8;                                                                      \
+            (sp) = (bp) + 16;                                                                     \
+            (bp) = *(const uintptr_t *)(bp);                                                      \
+        }                                                                                         \
+    } while (0)
 
 /* The rule for the frame with return address ra (the code at ra - 1). Returns 0 for addresses
  * in no loaded object. No user-space code address has the top bit (the shared cache's BUSY
@@ -553,9 +551,8 @@ static int walk_plain(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t hi16, 
             break;
         }
         pcs[n++] = ip;
-        uintptr_t at = step(r, &sp, &bp, hi16);
-        if (!at)
-            break;
+        uintptr_t at;
+        WALK_STEP(r, sp, bp, hi16, at, out);
         ip = *(const uintptr_t *)at;
         if (ip == memo_ra[0]) {
             r = memo_r[0];
@@ -571,6 +568,7 @@ static int walk_plain(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t hi16, 
         if (!is_code(r, ip))
             break;
     }
+out:
     return n;
 }
 
@@ -703,32 +701,7 @@ static __attribute__((noinline, optimize("omit-frame-pointer"))) int walk_run(st
         wc->nf_ip[m] = ip;
         wc->nf_sp[m] = sp;
         wc->nf_bp[m] = bp;
-        /* One step out (as step() does). */
-        if (HP_LIKELY(r & R_FP)) {
-            if (bp < sp || bp > hi16)
-                goto no_step;
-            at = bp + 8;
-            sp = bp + 16;
-            bp = *(const uintptr_t *)bp;
-        } else if (HP_LIKELY(r & R_VALID)) {
-            uintptr_t cfa = ((r & R_CFA_RBP) ? bp : sp) + (uintptr_t)((int64_t)r >> 32);
-            at = cfa - 8;
-            if (at < sp || cfa - 16 > hi16)
-                goto no_step;
-            if (r & R_RBP_SAVED) {
-                uintptr_t bat = cfa + (uintptr_t)(intptr_t)(int16_t)(r >> 16);
-                if (bat < sp)
-                    goto no_step;
-                bp = *(const uintptr_t *)bat;
-            }
-            sp = cfa;
-        } else {
-            if (bp < sp || bp > hi16 || (bp & 7))
-                goto no_step;
-            at = bp + 8;
-            sp = bp + 16;
-            bp = *(const uintptr_t *)bp;
-        }
+        WALK_STEP(r, sp, bp, hi16, at, no_step);
         wc->nf_slot[m++] = at;
         ip = *(const uintptr_t *)at;
         uint64_t i = ip & (HP_WALK_RULES - 1);
