@@ -648,6 +648,14 @@ static HP_COLD void walk_cache_new_code(struct hp_walk_cache *wc, uint32_t gen)
     wc->gen = gen;
 }
 
+/* gcc can build one function without a frame pointer (one more register); clang has no such
+ * attribute and gets by with the registers it has. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define WALK_NO_FRAME_POINTER __attribute__((optimize("omit-frame-pointer")))
+#else
+#define WALK_NO_FRAME_POINTER
+#endif
+
 enum {
     WS_RUN,           /* go on from the frame at ip */
     WS_MISS,          /* stopped: the rule for ip is not in the thread's cache */
@@ -661,7 +669,7 @@ enum {
  * address needs more than the thread's rule cache (st->why says what); the caller finds out
  * and runs this again. It calls nothing on the way, so the walk's state stays in registers,
  * and has no frame pointer of its own, for one more. */
-static __attribute__((noinline, optimize("omit-frame-pointer"))) int walk_run(struct hp_walk_cache *wc)
+static __attribute__((noinline)) WALK_NO_FRAME_POINTER int walk_run(struct hp_walk_cache *wc)
 {
     /* The state is in wc, not in a register of its own; so is frame j's stack pointer: the
      * loop needs every register it can get. */
