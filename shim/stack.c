@@ -103,15 +103,36 @@ static const struct range *find_range(uintptr_t pc)
     return NULL;
 }
 
+/* Is pc in a range of the table? Say which: [*lo, *hi). The two ranges this thread hit last are
+ * tried before the table's binary search. */
+static int exec_lookup(uintptr_t pc, uintptr_t *lo, uintptr_t *hi)
+{
+    uint32_t gen = __atomic_load_n(&exec_gen, __ATOMIC_ACQUIRE);
+    if (HP_LIKELY(hit_cache.gen == gen)) {
+        for (int k = 0; k < 2; k++)
+            if (pc >= hit_cache.start[k] && pc < hit_cache.end[k]) {
+                *lo = hit_cache.start[k];
+                *hi = hit_cache.end[k];
+                return 1;
+            }
+    } else {
+        hit_cache.start[0] = hit_cache.end[0] = hit_cache.start[1] = hit_cache.end[1] = 0;
+        hit_cache.gen = gen;
+    }
+    const struct range *r = find_range(pc);
+    if (!r)
+        return 0;
+    uint32_t k = hit_cache.next++ & 1;
+    hit_cache.start[k] = *lo = r->start;
+    hit_cache.end[k] = *hi = r->end;
+    return 1;
+}
+
 /* Like hp_is_exec, and say which range: [*lo, *hi). */
 static int hp_exec_range(uintptr_t pc, uintptr_t *lo, uintptr_t *hi)
 {
-    const struct range *r = find_range(pc);
-    if (r) {
-        *lo = r->start;
-        *hi = r->end;
+    if (exec_lookup(pc, lo, hi))
         return 1;
-    }
     if (hp_is_exec(pc)) {
         *lo = pc; /* a loaded object outside the table: no range to remember */
         *hi = pc + 1;
@@ -136,23 +157,8 @@ int hp_is_exec(uintptr_t pc)
 
 int hp_is_exec_mapping(uintptr_t pc)
 {
-    uint32_t gen = __atomic_load_n(&exec_gen, __ATOMIC_ACQUIRE);
-    if (HP_LIKELY(hit_cache.gen == gen)) {
-        if (pc >= hit_cache.start[0] && pc < hit_cache.end[0])
-            return 1;
-        if (pc >= hit_cache.start[1] && pc < hit_cache.end[1])
-            return 1;
-    } else {
-        hit_cache.start[0] = hit_cache.end[0] = hit_cache.start[1] = hit_cache.end[1] = 0;
-        hit_cache.gen = gen;
-    }
-    const struct range *r = find_range(pc);
-    if (!r)
-        return 0;
-    uint32_t k = hit_cache.next++ & 1;
-    hit_cache.start[k] = r->start;
-    hit_cache.end[k] = r->end;
-    return 1;
+    uintptr_t lo, hi;
+    return exec_lookup(pc, &lo, &hi);
 }
 
 static uint64_t main_stack_limit;
