@@ -527,12 +527,22 @@ static inline __attribute__((always_inline)) uint64_t thread_rule(struct hp_walk
     return thread_rule_miss(wc, ra, i);
 }
 
+/* Is ra in an executable mapping (JIT code)? Code made since the table of mappings was last read
+ * counts once it is read again (at most once a second). */
+static int in_exec_mapping(uintptr_t ra)
+{
+    if (hp_is_exec_mapping(ra))
+        return 1;
+    hp_maps_refresh(0);
+    return hp_is_exec_mapping(ra);
+}
+
 /* Does a frame whose return address is ra, with rule r, count? Only if the address is code: it
  * has call frame information or lies in a loaded object (found through the loader's own list,
- * so objects loaded a moment ago count), or in an executable mapping (JIT code). */
+ * so objects loaded a moment ago count), or in an executable mapping. */
 static inline int is_code(uint64_t r, uintptr_t ra)
 {
-    return (r & (R_VALID | R_IN_OBJECT)) || hp_is_exec_mapping(ra);
+    return (r & (R_VALID | R_IN_OBJECT)) || in_exec_mapping(ra);
 }
 
 const uintptr_t hp_walk_no_slot = 0;
@@ -814,12 +824,10 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
                 continue;
             }
         }
-        /* No call frame information: code only if in an executable mapping (JIT code), then
-         * stepped with its frame pointer. Code made since the table of mappings was last read
-         * counts once it is read again (at most once a second). */
+        /* No call frame information: code only if in an executable mapping, then stepped with
+         * its frame pointer. */
         st->r = 0;
-        st->why = hp_is_exec_mapping(st->ip) || (hp_maps_refresh(0), hp_is_exec_mapping(st->ip))
-                      ? WS_RUN : WS_NOT_CODE;
+        st->why = in_exec_mapping(st->ip) ? WS_RUN : WS_NOT_CODE;
     }
     *out = wc->res_out;
     *hash = wc->res_hash;

@@ -349,13 +349,10 @@ void hp_stack_fork_prepare(void)
     /* A signal handler forking in the middle of this thread's own capture would wait for
      * itself: that capture is not waited for. Nor is any for more than about two seconds. */
     int own = hp_tls.in_libunwind;
-    for (long spins = 0; __atomic_load_n(&unw_active, __ATOMIC_SEQ_CST) > own && spins < 2000000; spins++) {
-        if (spins > 1000) {
-            struct timespec ts = {0, 1000};
-            nanosleep(&ts, NULL);
-        } else {
-            hp_cpu_relax();
-        }
+    uint32_t start = hp_now_ms();
+    while (__atomic_load_n(&unw_active, __ATOMIC_SEQ_CST) > own && hp_now_ms() - start < 2000) {
+        struct timespec ts = {0, 20000};
+        nanosleep(&ts, NULL);
     }
 }
 
