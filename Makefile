@@ -18,7 +18,13 @@ SHIM_OPT ?= -O2 -g
 # sanitizer runtimes watch them), so gcc is told not to (clang does not do it under -fno-builtin).
 SHIM_NOLIBCALLS := $(shell echo 'int f(void){return 0;}' | $(CC) -fno-tree-loop-distribute-patterns \
 	-Werror -x c -c -o /dev/null - 2>/dev/null && echo -fno-tree-loop-distribute-patterns)
-SHIM_CFLAGS := $(SHIM_OPT) $(WARN) -std=gnu11 -fPIC -fno-builtin $(SHIM_NOLIBCALLS) -fno-omit-frame-pointer \
+# No vectorizing: the allocation path updates scalar counters here and there in a few cache
+# lines, which gcc 12 at -O2 packs into vector registers with shuffles around them (python3's
+# model: 10M more instructions with it). gcc: -fno-tree-vectorize; clang: -fno-vectorize and
+# -fno-slp-vectorize.
+SHIM_NOVECTOR := $(shell for f in "-fno-vectorize -fno-slp-vectorize" -fno-tree-vectorize; do \
+	echo 'int f(void){return 0;}' | $(CC) $$f -Werror -x c -c -o /dev/null - 2>/dev/null && echo $$f && break; done)
+SHIM_CFLAGS := $(SHIM_OPT) $(WARN) -std=gnu11 -fPIC -fno-builtin $(SHIM_NOLIBCALLS) $(SHIM_NOVECTOR) -fno-omit-frame-pointer \
 	-ftls-model=initial-exec -fvisibility=hidden -fno-stack-protector -pthread \
 	-D_GNU_SOURCE -Ishim -Ibackend -Ibootstrap -I.
 # -z initfirst: the shim's constructor runs before every other object's (shim/init.c).
