@@ -307,20 +307,37 @@ static inline void global_live(int64_t dsize, int64_t dcount, uint32_t now_ms)
 
 /* ---------- per-thread caches ---------- */
 
+/* A thread's entry for one context: three cache lines, of which an allocation touches the
+ * first and the third and a free the first two (on python3 most of the shim's time went into
+ * waiting for these lines when an entry spread over five). */
 struct tentry {
+    /* line 0: allocations and frees */
     uint32_t ctx_id;
-    uint32_t dirty;
-    struct hp_ctx *ctx;
+    uint32_t peak_gen; /* with one thread: the context's values at the peak are copied */
     int64_t d_live_count, d_live_size, d_live_ts;
+    uint32_t first_ms, last_ms;
+    uint32_t dirty;
+    uint32_t pad;
+    /* lines 0 (its four counters) and 1: the blocks freed (hib.h) */
+    struct hp_hib_run hib;
+    /* line 2: allocations */
+    uint64_t d_allocs, d_bytes, d_min_size, d_max_size;
     /* The context's live counters when last pushed, and the largest base + delta seen since:
      * with one thread that is the context's exact maximum, without touching the context. */
     int64_t base_count, base_size;
     int64_t seen_max_count, seen_max_size;
-    uint64_t d_allocs, d_bytes, d_min_size, d_max_size;
-    uint32_t first_ms, last_ms;
-    uint32_t peak_gen; /* with one thread: the context's values at the peak are copied */
-    struct hpf_hib hib;
-};
+} __attribute__((aligned(HP_CACHELINE)));
+
+_Static_assert(sizeof(struct tentry) == 3 * HP_CACHELINE, "a thread entry is three lines");
+_Static_assert(__builtin_offsetof(struct tentry, hib) + 16 == HP_CACHELINE &&
+                   __builtin_offsetof(struct tentry, d_allocs) == 2 * HP_CACHELINE,
+               "the free path's fields are lines 0 and 1, the allocation path's 0 and 2");
+
+/* The context of entry e (entries hold only its id: the pointer is needed only when pushing). */
+static inline struct hp_ctx *entry_ctx(const struct tentry *e)
+{
+    return __atomic_load_n(&hp_prof.by_id[e->ctx_id], __ATOMIC_ACQUIRE);
+}
 
 #define DEFER_MAX 64
 #define DIRTY_MAX 256
@@ -354,26 +371,31 @@ struct scache_entry {
 };
 
 struct hp_thread {
-    struct scache_entry recent[1 << RECENT_LOG]; /* by the hash's top bits */
+    /* What every event reads or writes, in one line. */
+    hp_lock_t lock;
+    volatile uint32_t ndef;
+    struct tentry *entries;
+    uint64_t tmask;    /* entries - 1 */
+    int64_t pend_size, pend_count;
+    uint64_t allocs, frees, bytes; /* not yet added to hp_prof's totals */
+    /* The stack cache (allocations that miss the recent table). */
     struct scache_entry (*scache)[2];
     uint64_t smask;   /* stack-cache sets - 1 */
     uint64_t smisses; /* stack-cache misses since it last grew */
-    uintptr_t pcs[256 + HP_STACK_SLACK]; /* capture buffer (see hp_stack_capture) */
-    struct hp_walk_cache walk;           /* the previous stack walk (cfi.h) */
-    hp_lock_t lock;
-    int alive;
-    uint64_t allocs, frees, bytes; /* not yet added to hp_prof's totals */
-    struct hp_thread *next_all, *next_free;
-    int64_t pend_size, pend_count;
+    uint64_t tdisplaced; /* entries displaced since the table last grew */
     uint32_t ndirty;
     int dirty_overflow; /* more dirty entries than the list holds: push them all */
+    int alive;
+    struct hp_thread *next_all, *next_free;
+    struct scache_entry recent[1 << RECENT_LOG]; /* by the hash's top bits */
+    uintptr_t pcs[256 + HP_STACK_SLACK]; /* capture buffer (see hp_stack_capture) */
+    struct hp_walk_cache walk;           /* the previous stack walk (cfi.h) */
     uint32_t dirty[DIRTY_MAX];
-    volatile uint32_t ndef;
     struct deferred def[DEFER_MAX];
-    struct tentry *entries;
-    uint64_t tmask;       /* entries - 1 */
-    uint64_t tdisplaced;  /* entries displaced since the table last grew */
-};
+} __attribute__((aligned(HP_CACHELINE)));
+
+_Static_assert(__builtin_offsetof(struct hp_thread, scache) == HP_CACHELINE,
+               "the fields of every event fill the first line");
 
 static struct hp_thread *all_threads, *free_threads;
 static hp_lock_t registry_lock = HP_LOCK_INIT;
@@ -386,15 +408,16 @@ static int exit_key_ok;
 static inline void snap_entry(struct tentry *e)
 {
     if (HP_UNLIKELY(!multi && e->peak_gen != hp_prof.peak_gen)) {
-        if (e->ctx->peak_gen != hp_prof.peak_gen)
-            copy_at_peak(e->ctx, e->base_count + e->d_live_count, e->base_size + e->d_live_size);
+        struct hp_ctx *c = entry_ctx(e);
+        if (c->peak_gen != hp_prof.peak_gen)
+            copy_at_peak(c, e->base_count + e->d_live_count, e->base_size + e->d_live_size);
         e->peak_gen = hp_prof.peak_gen;
     }
 }
 
 static void push_entry_live(struct tentry *e)
 {
-    struct hp_ctx *c = e->ctx;
+    struct hp_ctx *c = entry_ctx(e);
     snap_entry(e);
     if (e->d_live_count || e->d_live_size || e->d_live_ts) {
         add_i64(&c->live_count, e->d_live_count);
@@ -495,8 +518,11 @@ static void flush_entry(struct tentry *e)
         return;
     push_entry_live(e);
     if (e->hib.alloc_count) {
-        table_merge(e->ctx_id, &e->hib);
-        hp_memset(&e->hib, 0, sizeof e->hib);
+        struct hpf_hib h;
+        hp_hib_run_to(&e->hib, &h);
+        h.context_id = e->ctx_id;
+        table_merge(e->ctx_id, &h);
+        hp_hib_run_reset(&e->hib);
     }
 }
 
@@ -562,12 +588,11 @@ static struct tentry *entry_new(struct hp_thread *t, struct tentry *e, struct hp
     }
     hp_memset(e, 0, sizeof *e);
     e->ctx_id = c->id;
-    e->ctx = c;
     e->base_count = __atomic_load_n(&c->live_count, __ATOMIC_RELAXED);
     e->base_size = __atomic_load_n(&c->live_size, __ATOMIC_RELAXED);
     e->first_ms = UINT32_MAX;
     e->d_min_size = UINT64_MAX;
-    e->hib.context_id = c->id;
+    hp_hib_run_reset(&e->hib);
     /* No entry held changes of c: its counters are its true values. */
     if (!multi && c->peak_gen != hp_prof.peak_gen)
         copy_at_peak(c, e->base_count, e->base_size);
@@ -724,14 +749,13 @@ static inline __attribute__((always_inline)) void free_event(struct hp_thread *t
                                                              uint32_t alloc_cpu, uint32_t dealloc_ms,
                                                              uint32_t dealloc_cpu)
 {
-    struct hp_block_event ev = {size, alloc_ms, dealloc_ms, alloc_cpu, dealloc_cpu, 0, 0};
     if (t) {
         peak_check_before_free(t);
         struct tentry *e = entry_for(t, NULL, ctx_id);
         if (!e)
             return;
         snap_entry(e);
-        hp_hib_add_plain(&e->hib, &ev); /* no access data yet */
+        hp_hib_run_add(&e->hib, size, alloc_ms, dealloc_ms, alloc_cpu, dealloc_cpu);
         e->d_live_count--;
         e->d_live_size -= (int64_t)size;
         e->d_live_ts -= alloc_ms;
@@ -744,10 +768,12 @@ static inline __attribute__((always_inline)) void free_event(struct hp_thread *t
         struct hp_ctx *c = __atomic_load_n(&hp_prof.by_id[ctx_id], __ATOMIC_ACQUIRE);
         if (!c)
             return;
+        struct hp_hib_run r;
+        hp_hib_run_reset(&r);
+        hp_hib_run_add(&r, size, alloc_ms, dealloc_ms, alloc_cpu, dealloc_cpu);
         struct hpf_hib h;
-        hp_memset(&h, 0, sizeof h);
+        hp_hib_run_to(&r, &h);
         h.context_id = ctx_id;
-        hp_hib_add(&h, &ev);
         table_merge(ctx_id, &h);
         hp_note_threads();
         if (__atomic_load_n(&hp_prof.peak_pending, __ATOMIC_RELAXED))
@@ -905,6 +931,15 @@ void hp_profile_free(uint32_t ctx, uint64_t size, uint32_t alloc_ms, uint32_t al
     struct hp_tls *tl = &hp_tls;
     if (ctx >= hp_prof.max_id)
         return;
+    struct hp_thread *pt = tl->thread;
+    if (HP_LIKELY(pt != NULL)) {
+        /* The entry's two lines are seldom in the first-level cache: ask for them now, and
+         * the clock and cpu reads below overlap the wait. (Only this thread changes where its
+         * entries are; a stale address would cost nothing but the prefetch.) */
+        const char *pe = (const char *)&pt->entries[entry_slot(ctx, pt->tmask)];
+        __builtin_prefetch(pe, 1);
+        __builtin_prefetch(pe + HP_CACHELINE, 1);
+    }
     uint32_t now = hp_now_ms(), cpu = hp_cpu();
     if (tl->depth) {
         /* A signal handler freeing while this thread is inside the shim: leave the event
