@@ -512,8 +512,8 @@ static inline uint64_t shared_rule(uint64_t ra)
 static HP_COLD uint64_t thread_rule_miss(struct hp_walk_cache *wc, uint64_t ra, uint64_t i)
 {
     uint64_t r = shared_rule(ra);
-    wc->rule_ra[i] = ra;
-    wc->rule[i] = r;
+    wc->rules[i].ra = ra;
+    wc->rules[i].rule = r;
     return r;
 }
 
@@ -522,8 +522,8 @@ static HP_COLD uint64_t thread_rule_miss(struct hp_walk_cache *wc, uint64_t ra, 
 static inline __attribute__((always_inline)) uint64_t thread_rule(struct hp_walk_cache *wc, uint64_t ra)
 {
     uint64_t i = ra & (HP_WALK_RULES - 1);
-    if (HP_LIKELY(wc->rule_ra[i] == ra))
-        return wc->rule[i];
+    if (HP_LIKELY(wc->rules[i].ra == ra))
+        return wc->rules[i].rule;
     return thread_rule_miss(wc, ra, i);
 }
 
@@ -650,8 +650,7 @@ static HP_COLD int walk_too_deep(struct hp_walk_cache *wc, int m, int reuse, int
 /* The thread's rules and previous walk date from before code was unloaded. */
 static HP_COLD void walk_cache_new_code(struct hp_walk_cache *wc, uint32_t gen)
 {
-    hp_memset(wc->rule_ra, 0, sizeof wc->rule_ra);
-    hp_memset(wc->rule, 0, sizeof wc->rule);
+    hp_memset(wc->rules, 0, sizeof wc->rules);
     wc->first_ip = 0;
     wc->first_rule = 0;
     hp_walk_cache_reset(wc);
@@ -723,11 +722,11 @@ static __attribute__((noinline)) WALK_NO_FRAME_POINTER int walk_run(struct hp_wa
         wc->nf_slot[m++] = at;
         ip = *(const uintptr_t *)at;
         uint64_t i = ip & (HP_WALK_RULES - 1);
-        if (HP_UNLIKELY(wc->rule_ra[i] != ip)) {
+        if (HP_UNLIKELY(wc->rules[i].ra != ip)) {
             st->why = WS_MISS;
             goto suspend;
         }
-        r = wc->rule[i];
+        r = wc->rules[i].rule;
         if (HP_UNLIKELY(!(r & (R_VALID | R_IN_OBJECT)))) {
             st->why = WS_NOT_DESCRIBED;
             goto suspend;

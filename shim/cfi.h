@@ -51,10 +51,14 @@ struct hp_walk_cache {
     /* The new frames of the walk in progress, before they move into place. */
     uintptr_t nf_ip[HP_WALK_MAX], nf_sp[HP_WALK_MAX], nf_bp[HP_WALK_MAX], nf_slot[HP_WALK_MAX];
     /* The thread's own small cache of decoded rules in front of the shared one, by return
-     * address: the return addresses a thread keeps meeting stay on a few pages of their own. */
-    uintptr_t rule_ra[HP_WALK_RULES];
-    uint64_t rule[HP_WALK_RULES];
+     * address: the return addresses a thread keeps meeting stay on a few pages of their own.
+     * An address and its rule share a line (a frame's lookup misses the cache at most once). */
+    struct hp_walk_rule {
+        uintptr_t ra;
+        uint64_t rule;
+    } rules[HP_WALK_RULES];
 };
+_Static_assert(sizeof(struct hp_walk_rule) == 16, "an address and its rule share a line");
 
 /* The stack hash every unwinder uses: a polynomial in an odd constant K over the frames,
  * innermost frame the constant term, then a bijective mix. Chained from the outermost frame
