@@ -45,6 +45,11 @@ void hp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The address of function `name` in the kernel's vDSO (the ELF image the kernel maps into
+ * every process, found through the auxiliary vector), NULL without one or without the symbol.
+ * Reads memory only: safe from the first malloc on. */
+void *hp_vdso_sym(const char *name);
+
 /* The next definition of name after the shim's (glibc's), looked up once into *slot. */
 void *hp_next_fn(void **slot, const char *name);
 

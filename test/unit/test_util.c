@@ -1,6 +1,8 @@
 /* Unit tests for the shim's tiny libc (shim/util.c): formatting, number parsing, strings, writes. */
 #include "unit_support.h"
 
+#include <time.h>
+
 #include "util.h"
 
 #include <errno.h>
@@ -411,6 +413,26 @@ START_TEST(test_next_fn)
 }
 END_TEST
 
+/* The vDSO's clock function is found and tells the time libc tells; unknown names and
+ * non-functions are not found. */
+START_TEST(test_vdso_sym)
+{
+    int (*f)(clockid_t, struct timespec *) =
+        (int (*)(clockid_t, struct timespec *))hp_vdso_sym("__vdso_clock_gettime");
+    ck_assert_ptr_nonnull(f);
+    struct timespec a, b, c;
+    ck_assert_int_eq(clock_gettime(CLOCK_MONOTONIC, &a), 0);
+    ck_assert_int_eq(f(CLOCK_MONOTONIC, &b), 0);
+    ck_assert_int_eq(clock_gettime(CLOCK_MONOTONIC, &c), 0);
+    int64_t na = a.tv_sec * 1000000000ll + a.tv_nsec, nb = b.tv_sec * 1000000000ll + b.tv_nsec,
+            nc = c.tv_sec * 1000000000ll + c.tv_nsec;
+    ck_assert(na <= nb && nb <= nc);
+    ck_assert_ptr_null(hp_vdso_sym("__vdso_no_such_function"));
+    ck_assert_ptr_null(hp_vdso_sym("__vdso_clock"));   /* a prefix of a real name */
+    ck_assert_ptr_null(hp_vdso_sym("LINUX_2.6"));      /* a version, not a function */
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("util");
@@ -431,6 +453,7 @@ int main(void)
     tcase_add_test(tc, test_open_proc_self_after_chroot);
     tcase_add_test(tc, test_log_fd_fit);
     tcase_add_test(tc, test_next_fn);
+    tcase_add_test(tc, test_vdso_sym);
     suite_add_tcase(s, tc);
     return hp_unit_run(s);
 }
