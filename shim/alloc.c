@@ -22,7 +22,8 @@ struct hp_counters hp_counters;
  * us put the user pointer on a 32-byte boundary whatever the block's alignment. */
 #define PLAIN_OVERHEAD (HP_HEADER_SIZE + 16u)
 
-static uint64_t clock_start_ms, start_unix_ns;
+uint64_t hp_clock_start_ms;
+static uint64_t start_unix_ns;
 
 int hp_rseq_ok;
 ptrdiff_t hp_rseq_cpu_off;
@@ -34,11 +35,11 @@ extern const ptrdiff_t __rseq_offset __attribute__((weak));
 extern const unsigned int __rseq_size __attribute__((weak));
 #endif
 
-static int (*vdso_gettime)(clockid_t, struct timespec *);
+int (*hp_vdso_gettime)(clockid_t, struct timespec *);
 
 void hp_clock_init(void)
 {
-    vdso_gettime = (int (*)(clockid_t, struct timespec *))hp_vdso_sym("__vdso_clock_gettime");
+    hp_vdso_gettime = (int (*)(clockid_t, struct timespec *))hp_vdso_sym("__vdso_clock_gettime");
 #if defined(__x86_64__)
     /* cpu_id is the second 32-bit field of struct rseq. */
     if (&__rseq_offset && &__rseq_size && __rseq_size >= 8) {
@@ -48,24 +49,12 @@ void hp_clock_init(void)
 #endif
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    clock_start_ms = (uint64_t)ts.tv_sec * 1000u + (uint32_t)ts.tv_nsec / 1000000u;
+    hp_clock_start_ms = (uint64_t)ts.tv_sec * 1000u + (uint32_t)ts.tv_nsec / 1000000u;
     clock_gettime(CLOCK_REALTIME, &ts);
     start_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 uint64_t hp_start_unix_ns(void) { return start_unix_ns; }
-
-uint32_t hp_now_ms(void)
-{
-    /* Whole ms of the coarse clock (it ticks every 1 to 4 ms): a 32-bit division of the
-     * nanoseconds, not a 64-bit one of the whole time. Straight into the vDSO when there is
-     * one: libc's clock_gettime only checks and forwards to it (twice per block). */
-    struct timespec ts;
-    int (*vdso)(clockid_t, struct timespec *) = vdso_gettime;
-    if (HP_UNLIKELY(vdso == NULL) || HP_UNLIKELY(vdso(CLOCK_MONOTONIC_COARSE, &ts) != 0))
-        clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return (uint32_t)((uint64_t)ts.tv_sec * 1000u + (uint32_t)ts.tv_nsec / 1000000u - clock_start_ms);
-}
 
 uint32_t hp_cpu_slow(void)
 {

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "util.h"
 
@@ -51,8 +52,22 @@ void *hp_alloc_x(size_t size, size_t align, int zero, int xflags);
 void hp_free_x(void *p, int xflags);
 int hp_owns(void *p);
 /* The ms clock and cpu id used in headers and HIBs. */
-uint32_t hp_now_ms(void);
 void hp_clock_init(void);
+extern int (*hp_vdso_gettime)(clockid_t, struct timespec *); /* NULL: no vDSO (valgrind) */
+extern uint64_t hp_clock_start_ms;
+/* Whole ms of the coarse clock since the shim started (the clock ticks every 1 to 4 ms): a
+ * 32-bit division of the nanoseconds, not a 64-bit one of the whole time. Straight into the
+ * vDSO when there is one: libc's clock_gettime only checks and forwards to it. Inline: it runs
+ * twice per block. */
+static inline uint32_t hp_now_ms(void)
+{
+    struct timespec ts;
+    int (*vdso)(clockid_t, struct timespec *) = hp_vdso_gettime;
+    if (HP_UNLIKELY(vdso == NULL) || HP_UNLIKELY(vdso(CLOCK_MONOTONIC_COARSE, &ts) != 0))
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (uint32_t)((uint64_t)ts.tv_sec * 1000u + (uint32_t)ts.tv_nsec / 1000000u -
+                      hp_clock_start_ms);
+}
 uint32_t hp_cpu_slow(void);
 /* The cpu this thread runs on: read from the thread's rseq area, which the kernel keeps up to
  * date and glibc (2.35+) registers, so it costs one load; sched_getcpu() otherwise. */
