@@ -308,10 +308,12 @@ void hp_spool_hib(const void *hib)
 {
     hp_lock(&spool_lock);
     if (!exit_dumped) {
-        struct spool_rec rec = {{HPF_REC_HIB, 0, sizeof(struct hpf_hib)}, *(const struct hpf_hib *)hib};
+        struct spool_rec rec;
+        rec.rh = (struct hpf_record_header){HPF_REC_HIB, 0, sizeof(struct hpf_hib)};
+        hp_memcpy(&rec.h, hib, sizeof rec.h);
         spool_check();
         if ((spool_fd < 0 || spool_provisional) && nheld < SPOOL_HOLD) {
-            held[nheld++] = rec;
+            hp_memcpy(&held[nheld++], &rec, sizeof rec);
         } else if (spool_open() == 0) {
             hp_write_all(spool_fd, &rec, sizeof rec);
             spool_records++;

@@ -105,7 +105,7 @@ static void take_over(int sig, const struct sigaction *cur)
     sa.sa_sigaction = on_kill;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigfillset(&sa.sa_mask);
-    shown[sig] = *cur;
+    hp_memcpy(&shown[sig], cur, sizeof *cur);
     if (__sigaction(sig, &sa, NULL) == 0)
         __atomic_fetch_or(&managed, (uint64_t)1 << sig, __ATOMIC_ACQ_REL);
 }
@@ -139,10 +139,11 @@ static void on_oneshot(int sig, siginfo_t *si, void *uc)
 /* Install cur (the program's one-shot handler, just set) through on_oneshot. */
 static void wrap_oneshot(int sig, const struct sigaction *cur)
 {
-    struct sigaction sa = *cur;
+    struct sigaction sa;
+    hp_memcpy(&sa, cur, sizeof sa);
     sa.sa_sigaction = on_oneshot;
     sa.sa_flags = (cur->sa_flags & ~SA_RESETHAND) | SA_SIGINFO;
-    oneshot[sig] = *cur;
+    hp_memcpy(&oneshot[sig], cur, sizeof *cur);
     if (__sigaction(sig, &sa, NULL) == 0)
         __atomic_fetch_or(&oneshot_set, (uint64_t)1 << sig, __ATOMIC_ACQ_REL);
 }
@@ -189,13 +190,13 @@ int hp_sig_shown(int sig, struct sigaction *out)
         return 0;
     if (is_oneshot(sig)) {
         if (out)
-            *out = oneshot[sig];
+            hp_memcpy(out, &oneshot[sig], sizeof *out);
         return 1;
     }
     if (!is_managed(sig))
         return 0;
     if (out)
-        *out = shown[sig];
+        hp_memcpy(out, &shown[sig], sizeof *out);
     return 1;
 }
 

@@ -154,7 +154,8 @@ void hp_table_foreach(void (*fn)(const struct hpf_hib *, void *), void *arg)
         for (uint64_t w = 0; w < ways; w++) {
             struct slot *sl = &slots[si * ways + w];
             if (sl->ctx_id) {
-                struct hpf_hib copy = sl->hib;
+                struct hpf_hib copy;
+                hp_memcpy(&copy, &sl->hib, sizeof copy);
                 copy.flags = 0;
                 hp_unlock(&sets[si].lock);
                 fn(&copy, arg);

@@ -106,7 +106,7 @@ void hp_retire_note(void *handle)
         }
     struct hp_retired *r = hp_meta_alloc(sizeof *r);
     if (r) {
-        *r = f.r;
+        hp_memcpy(r, &f.r, sizeof *r);
         r->next = retired;
         __atomic_store_n(&retired, r, __ATOMIC_RELEASE);
     }
