@@ -250,6 +250,32 @@ exports_test() {
     fi
 }
 
+# libc's memcpy, memmove and memset are for the program's memory only (calloc's zeroing,
+# realloc's copy, sigaction's answer): the shim's metadata must never go through them (they may
+# be interposed, and sanitizers watch them; docs/DESIGN.md). Compilers turn copy loops and
+# large struct assignments into such calls on their own, so the built library is checked: only
+# the functions that handle the program's memory may call them.
+libcalls_test() {
+    local name=libcalls msg
+    wanted "$name" || return 0
+    have_shim "$name" || return 0
+    if ! command -v objdump >/dev/null 2>&1; then
+        skip "$name" "objdump not found"
+        return 0
+    fi
+    msg=$(objdump -d --no-show-raw-insn "$SHIM" | awk '
+        /^[0-9a-f]+ <.*>:$/ { fn = $2; gsub(/[<>:]/, "", fn); sub(/\..*/, "", fn) }
+        /call.*<(memcpy|memmove|memset)(@plt)?>/ {
+            if (fn !~ /^(hp_alloc|hp_alloc_x|hp_realloc|move_block|rallocx|xallocx|mallocx|calloc|realloc|reallocarray|sigaction)$/)
+                print fn " calls " $NF
+        }' | sort -u)
+    if [ -n "$msg" ]; then
+        bad "$name" "$(echo "$msg" | tr '\n' ';')"
+    else
+        ok "$name"
+    fi
+}
+
 # The instruction decoder of the allocator patcher (backend/x86.c) against objdump, on the
 # first instructions of every function libc and libstdc++ export.
 x86_test() {
@@ -305,6 +331,7 @@ if [ ! -f "$SHIM" ]; then
 fi
 
 exports_test
+libcalls_test
 [ "$(uname -m)" = x86_64 ] && x86_test
 
 for n in $(prog_names); do
