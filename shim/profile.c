@@ -756,46 +756,54 @@ void hp_note_threads(void)
 
 /* ---------- events ---------- */
 
+/* A free without a thread cache (the thread is exiting, or the metadata ran out): straight
+ * into the shared table and the context. Out of line: it keeps the common path's frame small. */
+static HP_COLD void free_event_direct(uint32_t ctx_id, uint64_t size, uint32_t alloc_ms,
+                                      uint32_t alloc_cpu, uint32_t dealloc_ms, uint32_t dealloc_cpu)
+{
+    struct hp_ctx *c = __atomic_load_n(&hp_prof.by_id[ctx_id], __ATOMIC_ACQUIRE);
+    if (!c)
+        return;
+    struct hp_hib_run r;
+    hp_hib_run_reset(&r);
+    hp_hib_run_add(&r, size, alloc_ms, dealloc_ms, alloc_cpu, dealloc_cpu);
+    struct hpf_hib h;
+    hp_hib_run_to(&r, &h);
+    h.context_id = ctx_id;
+    table_merge(ctx_id, &h);
+    hp_note_threads();
+    if (__atomic_load_n(&hp_prof.peak_pending, __ATOMIC_RELAXED))
+        peak_request_if_pending();
+    __atomic_fetch_add(&c->live_count, -1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&c->live_size, -(int64_t)size, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&c->live_ts, -(int64_t)alloc_ms, __ATOMIC_RELAXED);
+    global_live(-(int64_t)size, -1, dealloc_ms);
+    add_u64(&hp_prof.total_frees, 1);
+}
+
 static inline __attribute__((always_inline)) void free_event(struct hp_thread *t, uint32_t ctx_id,
                                                              uint64_t size, uint32_t alloc_ms,
                                                              uint32_t alloc_cpu, uint32_t dealloc_ms,
                                                              uint32_t dealloc_cpu)
 {
-    if (t) {
-        peak_check_before_free(t);
-        struct tentry *e = entry_for(t, NULL, ctx_id);
-        if (!e)
-            return;
-        snap_entry(e);
-        hp_hib_run_add(&e->hib, size, alloc_ms, dealloc_ms, alloc_cpu, dealloc_cpu);
-        e->d_live_count--;
-        e->d_live_size -= (int64_t)size;
-        e->d_live_ts -= alloc_ms;
-        mark_dirty(t, e);
-        t->pend_size -= (int64_t)size;
-        t->pend_count--;
-        t->frees++;
-        maybe_publish(t, e, 0, dealloc_ms);
-    } else {
-        struct hp_ctx *c = __atomic_load_n(&hp_prof.by_id[ctx_id], __ATOMIC_ACQUIRE);
-        if (!c)
-            return;
-        struct hp_hib_run r;
-        hp_hib_run_reset(&r);
-        hp_hib_run_add(&r, size, alloc_ms, dealloc_ms, alloc_cpu, dealloc_cpu);
-        struct hpf_hib h;
-        hp_hib_run_to(&r, &h);
-        h.context_id = ctx_id;
-        table_merge(ctx_id, &h);
-        hp_note_threads();
-        if (__atomic_load_n(&hp_prof.peak_pending, __ATOMIC_RELAXED))
-            peak_request_if_pending();
-        __atomic_fetch_add(&c->live_count, -1, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&c->live_size, -(int64_t)size, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&c->live_ts, -(int64_t)alloc_ms, __ATOMIC_RELAXED);
-        global_live(-(int64_t)size, -1, dealloc_ms);
-        add_u64(&hp_prof.total_frees, 1);
+    if (HP_UNLIKELY(!t)) {
+        free_event_direct(ctx_id, size, alloc_ms, alloc_cpu, dealloc_ms, dealloc_cpu);
+        return;
     }
+    peak_check_before_free(t);
+    struct tentry *e = entry_for(t, NULL, ctx_id);
+    if (!e)
+        return;
+    snap_entry(e);
+    hp_hib_run_add(&e->hib, size, alloc_ms, dealloc_ms, alloc_cpu, dealloc_cpu);
+    e->d_live_count--;
+    e->d_live_size -= (int64_t)size;
+    e->d_live_ts -= alloc_ms;
+    mark_dirty(t, e);
+    t->pend_size -= (int64_t)size;
+    t->pend_count--;
+    t->frees++;
+    maybe_publish(t, e, 0, dealloc_ms);
 }
 
 static HP_COLD void run_deferred(struct hp_thread *t)
