@@ -269,7 +269,7 @@ static inline __attribute__((always_inline)) void *alloc_impl(size_t size, size_
     return finish(raw, user, size, aligned);
 }
 
-void *hp_alloc(size_t size, size_t align, int zero) { return alloc_impl(size, align, zero, 0); }
+HP_HOT void *hp_alloc(size_t size, size_t align, int zero) { return alloc_impl(size, align, zero, 0); }
 
 void *hp_alloc_x(size_t size, size_t align, int zero, int xflags)
 {
@@ -299,7 +299,7 @@ static inline int header_readable(const void *p)
 }
 
 /* The header of p if p is a live or freed block of ours, else NULL. */
-static struct hp_header *our_header(void *p)
+static HP_HOT struct hp_header *our_header(void *p)
 {
     if ((uintptr_t)p & (HP_MIN_ALIGN - 1))
         return NULL;
@@ -370,7 +370,7 @@ static inline __attribute__((always_inline)) void free_impl(void *p, int xflags)
     errno = saved;
 }
 
-void hp_free(void *p) { free_impl(p, 0); }
+HP_HOT void hp_free(void *p) { free_impl(p, 0); }
 
 void hp_free_x(void *p, int xflags)
 {
@@ -427,7 +427,7 @@ static void *move_block(void *p, size_t old_size, size_t size)
     return n;
 }
 
-void *hp_realloc(void *p, size_t size)
+HP_HOT void *hp_realloc(void *p, size_t size)
 {
     if (!p)
         return hp_alloc(size, 0, 0);

@@ -678,7 +678,7 @@ enum {
  * address needs more than the thread's rule cache (st->why says what); the caller finds out
  * and runs this again. It calls nothing on the way, so the walk's state stays in registers,
  * and (built by gcc) has no frame pointer of its own, for one more. */
-static __attribute__((noinline)) WALK_NO_FRAME_POINTER int walk_run(struct hp_walk_cache *wc)
+static __attribute__((noinline)) HP_HOT WALK_NO_FRAME_POINTER int walk_run(struct hp_walk_cache *wc)
 {
     /* The state is in wc, not in a register of its own; so is frame j's stack pointer: the
      * loop needs every register it can get. */

@@ -8,9 +8,9 @@
 #include <malloc.h>
 #include <stdlib.h>
 
-HP_EXPORT void *malloc(size_t size) { return hp_alloc(size, 0, 0); }
-HP_EXPORT void free(void *p) { hp_free(p); }
-HP_EXPORT void *realloc(void *p, size_t size) { return hp_realloc(p, size); }
+HP_EXPORT HP_HOT void *malloc(size_t size) { return hp_alloc(size, 0, 0); }
+HP_EXPORT HP_HOT void free(void *p) { hp_free(p); }
+HP_EXPORT HP_HOT void *realloc(void *p, size_t size) { return hp_realloc(p, size); }
 HP_EXPORT size_t malloc_usable_size(void *p) { return hp_usable_size(p); }
 HP_EXPORT void free_sized(void *p, size_t size) { (void)size; hp_free(p); }
 HP_EXPORT void free_aligned_sized(void *p, size_t align, size_t size) { (void)align, (void)size; hp_free(p); }
@@ -22,7 +22,7 @@ HP_EXPORT void free_aligned_sized(void *p, size_t align, size_t size) { (void)al
 extern void *hp_self_malloc(size_t) __attribute__((alias("malloc"), visibility("hidden")));
 void *hp_self_malloc_addr(void) { return (void *)&hp_self_malloc; }
 
-HP_EXPORT void *calloc(size_t n, size_t size)
+HP_EXPORT HP_HOT void *calloc(size_t n, size_t size)
 {
     size_t total;
     if (__builtin_mul_overflow(n, size, &total)) {

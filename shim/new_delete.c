@@ -76,9 +76,9 @@ static void *new_impl(size_t size, size_t align, int nothrow)
 }
 
 #define NEW(name, args, call) \
-    HP_EXPORT void *name args { return call; }
+    HP_EXPORT HP_HOT void *name args { return call; }
 #define DELETE(name, args) \
-    HP_EXPORT void name args { hp_free(p); }
+    HP_EXPORT HP_HOT void name args { hp_free(p); }
 
 typedef struct nothrow_t nothrow_t;
 

@@ -837,7 +837,7 @@ uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu)
     return hp_profile_alloc_at(size, now_ms, cpu, 0);
 }
 
-uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu, uintptr_t frame)
+HP_HOT uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu, uintptr_t frame)
 {
     struct hp_tls *tl = &hp_tls;
     if (tl->depth) {
@@ -946,7 +946,7 @@ uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu, uintp
     return id;
 }
 
-void hp_profile_free(uint32_t ctx, uint64_t size, uint32_t alloc_ms, uint32_t alloc_cpu)
+HP_HOT void hp_profile_free(uint32_t ctx, uint64_t size, uint32_t alloc_ms, uint32_t alloc_cpu)
 {
     struct hp_tls *tl = &hp_tls;
     if (ctx >= hp_prof.max_id)

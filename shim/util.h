@@ -12,6 +12,10 @@
 /* Rare paths out of the way: kept out of line, away from the hot code (smaller i-cache
  * footprint of the malloc path; profiled programs feel it in their own code). */
 #define HP_COLD __attribute__((cold, noinline))
+/* The allocation and free paths: placed together (.text.hot), so the few kilobytes of code the
+ * program runs on every allocation share a few pages and cache sets instead of lying spread
+ * over the library's 70 KiB. */
+#define HP_HOT __attribute__((hot))
 #define HP_INTERNAL __attribute__((visibility("hidden")))
 #define HP_EXPORT __attribute__((visibility("default")))
 #define HP_CACHELINE 64
