@@ -364,7 +364,8 @@ void *hp_vdso_sym(const char *name)
     if (!base)
         return NULL;
     const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)base;
-    if (hp_memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != (__ELF_NATIVE_CLASS == 64 ? ELFCLASS64 : ELFCLASS32) ||
+    const unsigned char native_class = __ELF_NATIVE_CLASS == 64 ? ELFCLASS64 : ELFCLASS32;
+    if (hp_memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != native_class ||
         eh->e_phentsize != sizeof(ElfW(Phdr)))
         return NULL;
     const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(base + eh->e_phoff);
@@ -400,7 +401,7 @@ void *hp_vdso_sym(const char *name)
     size_t want = hp_strlen(name) + 1;
     for (uint32_t i = 0; i < nsyms && HP_IN_VDSO(&sym[i], sizeof sym[i]); i++) {
         const char *n = str + sym[i].st_name;
-        if ((sym[i].st_info & 0xf) != STT_FUNC || sym[i].st_shndx == SHN_UNDEF ||
+        if (ELF64_ST_TYPE(sym[i].st_info) != STT_FUNC || sym[i].st_shndx == SHN_UNDEF ||
             !HP_IN_VDSO(n, 1))
             continue;
         if ((uintptr_t)n + want <= end && hp_memcmp(n, name, want) == 0) {
