@@ -9,21 +9,13 @@
 
 struct hp_backend hp_be;
 
-static const void *object_of(void *fn)
-{
-    Dl_info info;
-    if (!fn || !dladdr(fn, &info))
-        return NULL;
-    return info.dli_fbase;
-}
-
 /* Look `name` up in `handle`; keep it only when it lives in `base` (the malloc's object). */
 static void *same_object(void *handle, const char *name, const void *base)
 {
     void *fn = dlsym(handle, name);
     if (!fn)
         return NULL;
-    return object_of(fn) == base ? fn : NULL;
+    return hp_object_start(fn) == base ? fn : NULL;
 }
 
 static void fill(void *handle, const char *prefix, const void *base)
@@ -110,7 +102,7 @@ static int use_patched(void)
 {
     hp_be.name = "patched";
     void *in_use = hp_patch_patched("malloc"); /* the function itself, not a PLT entry for it */
-    const void *base = object_of(in_use);
+    const void *base = hp_object_start(in_use);
     fill(RTLD_DEFAULT, "", base);
     /* Every entry point the shim calls must be the original code, never a patched entry. */
     *(void **)&hp_be.malloc = hp_patch_original("malloc");
@@ -182,7 +174,7 @@ int hp_backend_init(const char *name, void *self_malloc, int patch, int *passthr
         hp_error("cannot find the underlying %s", sym);
         return -1;
     }
-    const void *base = object_of((void *)hp_be.malloc);
+    const void *base = hp_object_start((void *)hp_be.malloc);
     fill(handle, prefix, base);
     if (!hp_be.free) {
         hp_error("the allocator providing %s has no matching free", sym);

@@ -26,5 +26,7 @@ void *hp_patch_resolve(void *addr);
 void *hp_patch_patched(const char *name);
 /* How many entry points hp_patch_allocator patched (distinct addresses). */
 int hp_patch_count(void);
+/* Where the loaded object holding addr starts (dladdr's dli_fbase), NULL if in none. */
+const void *hp_object_start(const void *addr);
 
 #endif
