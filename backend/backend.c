@@ -6,6 +6,7 @@
 #include "patch.h"
 
 #include <dlfcn.h>
+#include <link.h>
 
 struct hp_backend hp_be;
 
@@ -91,9 +92,19 @@ static void finish_backend(void *aa, void *fn)
         if (r)
             hp_be.free(r);
     }
+    /* Its object's name: the loader's name for it, as dladdr would give (without dladdr's
+     * search of the object's symbols). */
+    const char *name = NULL;
+#if defined(__x86_64__) || defined(__aarch64__)
+    struct dl_find_object fo;
+    if (_dl_find_object(fn, &fo) == 0 && fo.dlfo_link_map)
+        name = fo.dlfo_link_map->l_name;
+#endif
     Dl_info info;
-    if (dladdr(fn, &info) && info.dli_fname)
-        hp_strlcpy(hp_be.object, info.dli_fname, sizeof hp_be.object);
+    if (!name && dladdr(fn, &info))
+        name = info.dli_fname;
+    if (name)
+        hp_strlcpy(hp_be.object, name, sizeof hp_be.object);
 }
 
 /* The allocator that comes before the shim now leads to it (backend/patch.c): the backend is
