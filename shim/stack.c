@@ -128,12 +128,25 @@ static int exec_lookup(uintptr_t pc, uintptr_t *lo, uintptr_t *hi)
     return 1;
 }
 
+/* In an object the loader knows, though not in the table: maybe one loaded since the table was
+ * built. The loader's own lookup takes no lock and knows every object at once. */
+static int in_loaded_object(uintptr_t pc)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+    struct dl_find_object fo;
+    return _dl_find_object((void *)pc, &fo) == 0;
+#else
+    (void)pc;
+    return 0;
+#endif
+}
+
 /* Like hp_is_exec, and say which range: [*lo, *hi). */
 static int hp_exec_range(uintptr_t pc, uintptr_t *lo, uintptr_t *hi)
 {
     if (exec_lookup(pc, lo, hi))
         return 1;
-    if (hp_is_exec(pc)) {
+    if (in_loaded_object(pc)) {
         *lo = pc; /* a loaded object outside the table: no range to remember */
         *hi = pc + 1;
         return 1;
@@ -141,19 +154,7 @@ static int hp_exec_range(uintptr_t pc, uintptr_t *lo, uintptr_t *hi)
     return 0;
 }
 
-int hp_is_exec(uintptr_t pc)
-{
-    if (hp_is_exec_mapping(pc))
-        return 1;
-#if defined(__x86_64__) || defined(__aarch64__)
-    /* Not in the table: maybe an object loaded since it was built. The loader's own lookup
-     * takes no lock and knows every object at once. */
-    struct dl_find_object fo;
-    if (_dl_find_object((void *)pc, &fo) == 0)
-        return 1;
-#endif
-    return 0;
-}
+int hp_is_exec(uintptr_t pc) { return hp_is_exec_mapping(pc) || in_loaded_object(pc); }
 
 int hp_is_exec_mapping(uintptr_t pc)
 {
