@@ -107,10 +107,14 @@ static uint64_t nsets, ways;
  * are touched as there are contexts. Past nsets * ways contexts, ids wrap onto used sets. */
 static uint64_t set_of(uint32_t ctx_id) { return ((ctx_id - 1u) / ways) & (nsets - 1); }
 
-static void table_merge(uint32_t ctx_id, const struct hpf_hib *partial)
+/* Merge a thread's running HIB of context ctx_id into the table. */
+static void table_merge(uint32_t ctx_id, const struct hp_hib_run *run)
 {
-    if (partial->alloc_count == 0)
+    if (run->alloc_count == 0)
         return;
+    struct hpf_hib hib;
+    hp_hib_run_to(run, &hib);
+    hib.context_id = ctx_id;
     uint64_t si = set_of(ctx_id);
     struct set *s = &sets[si];
     struct slot *row = &slots[si * ways];
@@ -120,7 +124,7 @@ static void table_merge(uint32_t ctx_id, const struct hpf_hib *partial)
     for (uint64_t w = 0; w < ways; w++) {
         struct slot *sl = &row[w];
         if (sl->ctx_id == ctx_id) {
-            hp_hib_merge(&sl->hib, partial);
+            hp_hib_merge(&sl->hib, &hib);
             sl->last_use = s->clock;
             hp_unlock(&s->lock);
             return;
@@ -140,7 +144,7 @@ static void table_merge(uint32_t ctx_id, const struct hpf_hib *partial)
     victim->last_use = s->clock;
     hp_memset(&victim->hib, 0, sizeof victim->hib);
     victim->hib.context_id = ctx_id;
-    hp_hib_merge(&victim->hib, partial);
+    hp_hib_merge(&victim->hib, &hib);
     hp_unlock(&s->lock);
 }
 
@@ -530,10 +534,7 @@ static void flush_entry(struct tentry *e)
         return;
     push_entry_live(e);
     if (e->hib.alloc_count) {
-        struct hpf_hib h;
-        hp_hib_run_to(&e->hib, &h);
-        h.context_id = e->ctx_id;
-        table_merge(e->ctx_id, &h);
+        table_merge(e->ctx_id, &e->hib);
         hp_hib_run_reset(&e->hib);
     }
 }
@@ -767,10 +768,7 @@ static HP_COLD void free_event_direct(uint32_t ctx_id, uint64_t size, uint32_t a
     struct hp_hib_run r;
     hp_hib_run_reset(&r);
     hp_hib_run_add(&r, size, alloc_ms, dealloc_ms, alloc_cpu, dealloc_cpu);
-    struct hpf_hib h;
-    hp_hib_run_to(&r, &h);
-    h.context_id = ctx_id;
-    table_merge(ctx_id, &h);
+    table_merge(ctx_id, &r);
     hp_note_threads();
     if (__atomic_load_n(&hp_prof.peak_pending, __ATOMIC_RELAXED))
         peak_request_if_pending();
