@@ -64,6 +64,7 @@ static const char *hr_type_name(uint32_t type)
     case HPF_REC_LIVE: return "LIVE";
     case HPF_REC_SUMMARY: return "SUMMARY";
     case HPF_REC_END: return "END";
+    case HPF_REC_PAD: return "PAD";
     default: return "unknown";
     }
 }
@@ -305,6 +306,8 @@ static int hr_parse_record(struct hr_profile *p, uint32_t type, struct hr_cur *c
         seen->end = 1;
         return 0;
     }
+    case HPF_REC_PAD:
+        return 0; /* zero bytes that lengthen a profile written over a longer one */
     default:
         p->unknown_records++; /* a newer producer's record: skip it */
         return 0;

@@ -281,6 +281,10 @@ void *hp_alloc_x(size_t size, size_t align, int zero, int xflags)
 /* Is the page below page start a (where its header would be) mapped? Asks the kernel. */
 static HP_COLD int page_mapped(uintptr_t a)
 {
+    /* Under a seccomp filter mincore may be refused or fatal: a clear bit then means foreign,
+     * as a refused mincore would have said. */
+    if (__atomic_load_n(&hp_sandboxed, __ATOMIC_RELAXED))
+        return 0;
     hp_count(&hp_counters.page_probes);
     unsigned char vec;
     int saved = errno;

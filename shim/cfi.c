@@ -409,9 +409,11 @@ static struct slot *cache;
  * went away, so rules cached by address are emptied. */
 static uint32_t code_gen;
 
-void hp_cfi_init(void)
+int hp_cfi_init(void)
 {
-    cache = hp_meta_map(CACHE_SLOTS * sizeof *cache);
+    if (!cache)
+        cache = hp_meta_map(CACHE_SLOTS * sizeof *cache);
+    return cache ? 0 : -1;
 }
 
 void hp_cfi_code_unloaded(void)
@@ -836,7 +838,7 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
 
 #else
 
-void hp_cfi_init(void) {}
+int hp_cfi_init(void) { return -1; }
 
 int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs, int max,
                 int *truncated, struct hp_walk_cache *wc, const uintptr_t **out, uint64_t *hash)

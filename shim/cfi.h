@@ -81,7 +81,7 @@ static inline uint64_t hp_stack_hash(const uintptr_t *pcs, int n)
     return hp_stack_hash_final(c);
 }
 
-void hp_cfi_init(void);
+int hp_cfi_init(void); /* 0, or -1 without memory for the rule cache */
 /* Walk from a frame whose return address is ip, with the caller's stack pointer sp (the CFA
  * of the frame just left) and frame register bp. Stops at the first frame it cannot follow or
  * that leaves [sp, stack_hi), or after max frames (*truncated = 1). Returns the depth; *out

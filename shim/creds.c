@@ -5,17 +5,30 @@
  * shim makes the profile file, with a provisional profile in it (complete, should the
  * process exec or be killed without another dump), and keeps it open; the exit profile
  * replaces it through that descriptor. Same for chroot, after which the path means another
- * file. Each function then goes to glibc's. */
+ * file. Each function then goes to glibc's.
+ *
+ * Installing a seccomp filter is the same kind of change, and a harsher one: the filter of a
+ * sandboxed worker (man-db's, OpenSSH's) may answer a system call it does not list with an
+ * error, or kill the process. The filter arrives through prctl(PR_SET_SECCOMP) or the seccomp
+ * system call, which glibc has no wrapper for: libseccomp and most programs make it through
+ * syscall(3), so syscall is interposed too (it is made here without libc, as libc does: the
+ * shim calls it itself, on the allocation path). Before a filter is installed the profile
+ * file is made as for a change of user; once one is, hp_sandboxed keeps the shim to system
+ * calls the allocator needs anyway. */
 #include "hp.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/seccomp.h>
+#include <stdarg.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
 
 static void *real_setuid, *real_setgid, *real_seteuid, *real_setegid, *real_setreuid,
-    *real_setregid, *real_setresuid, *real_setresgid, *real_setgroups, *real_chroot;
+    *real_setregid, *real_setresuid, *real_setresgid, *real_setgroups, *real_chroot, *real_prctl;
 
 /* Privileged now, or the call changes a user id: either may cost the right to create the
  * profile file. (A process without privileges cannot change its groups.) A no-op such as
@@ -112,4 +125,111 @@ HP_EXPORT int chroot(const char *path)
     if (hp_proc_fd < 0 && hp_profiling)
         hp_proc_fd = (int)hp_sys_open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
     return f ? f(path) : MISSING();
+}
+
+/* ---------- seccomp ---------- */
+
+/* Does this request (of the seccomp system call) install a filter or strict mode? libseccomp
+ * probes with an invalid strict-mode request (flags 1), which installs nothing. */
+static int seccomp_installs(unsigned long op, unsigned long flags, unsigned long args)
+{
+    return op == SECCOMP_SET_MODE_FILTER || (op == SECCOMP_SET_MODE_STRICT && flags == 0 && args == 0);
+}
+
+static int prctl_installs(long option, unsigned long mode)
+{
+    return option == PR_SET_SECCOMP && (mode == SECCOMP_MODE_FILTER || mode == SECCOMP_MODE_STRICT);
+}
+
+/* Before a filter: the profile file, now, while the process may still make it. */
+static void before_sandbox(void)
+{
+    before(1);
+    hp_stack_before_sandbox();
+}
+
+/* After the request: a filter in place (or one the kernel says it put there). */
+static void after_sandbox(long r)
+{
+    if (r >= 0)
+        __atomic_store_n(&hp_sandboxed, 1, __ATOMIC_RELAXED);
+}
+
+#if defined(__x86_64__)
+/* seccomp and prctl requests made through syscall(3) (the entry point below sends them here);
+ * the arguments as syscall's: the seventh on the stack. */
+__attribute__((used, visibility("hidden"))) long hp_syscall_sandbox(long n, long a, long b, long c,
+                                                                    long d, long e, long f)
+{
+    int sandboxing = n == SYS_seccomp ? seccomp_installs((unsigned long)a, (unsigned long)b, (unsigned long)c)
+                                      : prctl_installs(a, (unsigned long)b);
+    if (sandboxing)
+        before_sandbox();
+    register long r10 __asm__("r10") = d;
+    register long r8 __asm__("r8") = e;
+    register long r9 __asm__("r9") = f;
+    long r;
+    __asm__ volatile("syscall"
+                     : "=a"(r)
+                     : "0"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+                     : "rcx", "r11", "memory");
+    if (sandboxing)
+        after_sandbox(r);
+    if ((unsigned long)r >= (unsigned long)-4095) {
+        errno = (int)-r;
+        return -1;
+    }
+    return r;
+}
+
+__attribute__((used, visibility("hidden"))) long hp_syscall_failed(long r)
+{
+    errno = (int)-r;
+    return -1;
+}
+
+#define HP_XSTR(x) #x
+#define HP_STR(x) HP_XSTR(x)
+
+/* syscall(3), instruction for instruction what glibc's does for every other request: the
+ * arguments move one register over, the sixth comes from the stack, and no frame is made, so
+ * even a clone through it returns as it would from glibc's. The shim's own calls come here. */
+HP_EXPORT __attribute__((naked)) long syscall(long n, ...)
+{
+    __asm__("cmp $" HP_STR(SYS_seccomp) ", %rdi\n\t"
+            "je hp_syscall_sandbox\n\t"
+            "cmp $" HP_STR(SYS_prctl) ", %rdi\n\t"
+            "je hp_syscall_sandbox\n\t"
+            "mov %rdi, %rax\n\t"
+            "mov %rsi, %rdi\n\t"
+            "mov %rdx, %rsi\n\t"
+            "mov %rcx, %rdx\n\t"
+            "mov %r8, %r10\n\t"
+            "mov %r9, %r8\n\t"
+            "mov 8(%rsp), %r9\n\t"
+            "syscall\n\t"
+            "cmp $-4095, %rax\n\t"
+            "jae 1f\n\t"
+            "ret\n"
+            "1:\n\t"
+            "mov %rax, %rdi\n\t"
+            "jmp hp_syscall_failed\n\t");
+}
+#endif
+
+HP_EXPORT int prctl(int option, ...)
+{
+    va_list ap;
+    va_start(ap, option);
+    unsigned long a = va_arg(ap, unsigned long), b = va_arg(ap, unsigned long);
+    unsigned long c = va_arg(ap, unsigned long), d = va_arg(ap, unsigned long);
+    va_end(ap);
+    int (*f)(int, ...) = NEXT(real_prctl, "prctl", int (*)(int, ...));
+    int sandboxing = prctl_installs(option, a);
+    if (sandboxing)
+        before_sandbox();
+    int r = f ? f(option, a, b, c, d) : MISSING();
+    if (sandboxing)
+        after_sandbox(r);
+    return r;
 }

@@ -40,6 +40,16 @@ static int spool_fd = -1;       /* the exit profile, created at the first evicti
 static int spool_provisional;
 static uint64_t spool_dev, spool_ino;
 static uint64_t spool_records;  /* records in it after the file header */
+static uint64_t spool_len;      /* bytes in it */
+/* The length of the provisional profile, and how long the exit profile must be when it is
+ * written over it without truncating (under a seccomp filter). */
+static uint64_t provisional_len, pad_to;
+/* The MODULE records of the provisional profile: under a seccomp filter /proc cannot be read,
+ * and the exit profile repeats them. */
+static char saved_modules[256 << 10];
+static size_t saved_modules_len;
+static uint64_t saved_modules_records;
+static int saved_modules_ok;
 static int inherit_fd = -1;     /* after fork: the parent's spool, to copy what it held */
 /* The first evicted HIBs wait here, and the profile file is made only when they no longer fit
  * (or at a dump): a forked child that execs at once, in a program with a full HIB table, would
@@ -60,6 +70,10 @@ volatile int hp_dump_pending;
 struct writer {
     int fd, err;
     uint64_t records;
+    uint64_t total; /* bytes given to it since the dump began */
+    /* When tee is set, every byte given is also copied there (tee_len), up to tee_cap. */
+    char *tee;
+    size_t tee_len, tee_cap;
     size_t len;
     char buf[1 << 16];
 };
@@ -87,6 +101,12 @@ static void w_flush(struct writer *w)
 static void w_bytes(struct writer *w, const void *data, size_t n)
 {
     const char *p = data;
+    w->total += n;
+    if (w->tee) {
+        if (w->tee_cap - w->tee_len >= n)
+            hp_memcpy(w->tee + w->tee_len, data, n);
+        w->tee_len += n; /* past tee_cap: too much to keep */
+    }
     while (n) {
         if (w->len == sizeof w->buf)
             w_flush(w);
@@ -199,10 +219,21 @@ static int create_file(const char *path, char *used, size_t cap, const char *not
         if (errno != EEXIST)
             break;
     }
-    if (note)
-        hp_error("cannot create profile %s: %s%s", path, errno == EACCES ? "permission denied" :
-                 errno == ENOENT ? "no such directory" : errno == ELOOP ? "it is a symbolic link" :
-                 "open failed", note);
+    if (note) {
+        int e = errno;
+        char why[64];
+        if (e == EACCES)
+            hp_strlcpy(why, "permission denied", sizeof why);
+        else if (e == ENOENT)
+            hp_strlcpy(why, "no such directory", sizeof why);
+        else if (e == ELOOP)
+            hp_strlcpy(why, "it is a symbolic link", sizeof why);
+        else if (e == ENOSYS || e == EPERM) /* what seccomp filters (man-db's) answer */
+            hp_fmt(why, sizeof why, "open refused (errno %d; a seccomp sandbox?)", e);
+        else
+            hp_fmt(why, sizeof why, "open failed (errno %d)", e);
+        hp_error("cannot create profile %s: %s%s", path, why, note);
+    }
     return -1;
 }
 
@@ -216,13 +247,16 @@ static int same_file(int fd, uint64_t dev, uint64_t ino)
 
 /* Returns the number of records copied. Buffers in this file are static: dumps may run in a
  * signal handler on a small alternate stack; dump_lock and spool_lock serialise their users. */
-static uint64_t copy_inherited(int fd)
+static uint64_t copy_inherited(int fd, uint64_t *bytes)
 {
     /* Records the parent had spooled before the fork describe this process's history too. */
     static char buf[8192];
     uint64_t off = sizeof(struct hpf_file_header);
-    if (!same_file(inherit_fd, inherit_dev, inherit_ino))
-        return 0; /* the program closed it and reused the number */
+    *bytes = 0;
+    /* Under a seccomp filter only write(2) is used: a profile rewritten then leaves the
+     * parent's records out. */
+    if (hp_sandboxed || !same_file(inherit_fd, inherit_dev, inherit_ino))
+        return 0; /* (or the program closed it and reused the number) */
     while (off < inherit_len) {
         size_t want = inherit_len - off < sizeof buf ? (size_t)(inherit_len - off) : sizeof buf;
         long r = syscall(SYS_pread64, inherit_fd, buf, want, (long)off);
@@ -230,6 +264,7 @@ static uint64_t copy_inherited(int fd)
             break;
         hp_write_all(fd, buf, (size_t)r);
         off += (uint64_t)r;
+        *bytes += (uint64_t)r;
     }
     return inherited_records;
 }
@@ -243,7 +278,7 @@ static void spool_check(void)
 {
     if (spool_fd < 0 || same_file(spool_fd, spool_dev, spool_ino))
         return;
-    int fd = (int)hp_sys_open(out_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0);
+    int fd = hp_sandboxed ? -1 : (int)hp_sys_open(out_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0);
     if (fd >= 0 && same_file(fd, spool_dev, spool_ino)) {
         spool_fd = fd;
         return;
@@ -276,16 +311,20 @@ static int spool_open(void)
     int fd = spool_fd;
     if (fd >= 0) {
         /* The file made before a change of credentials: the process may no longer be
-         * allowed to create it, so it is emptied and becomes the spool. */
+         * allowed to create it, so it is emptied and becomes the spool (its offset is 0
+         * already). Under a seccomp filter, which may not allow ftruncate, it is written over
+         * instead, and the exit profile made at least as long (pad_to). */
         spool_provisional = 0;
-        if (syscall(SYS_ftruncate, fd, 0) != 0 || lseek(fd, 0, SEEK_SET) != 0) {
+        if (hp_sandboxed) {
+            pad_to = provisional_len;
+        } else if (syscall(SYS_ftruncate, fd, 0) != 0 || lseek(fd, 0, SEEK_SET) != 0) {
             hp_error("cannot rewrite profile %s (errno %d)", out_path, errno);
             syscall(SYS_close, fd);
             spool_fd = fd = -1;
         }
     }
     if (fd < 0) {
-        if (!out_template[0])
+        if (!out_template[0] || hp_sandboxed)
             return -1;
         static char used[1200];
         fd = create_file(out_path, used, sizeof used, "");
@@ -297,9 +336,11 @@ static int spool_open(void)
     struct hpf_file_header fh;
     file_header(&fh);
     hp_write_all(fd, &fh, sizeof fh);
-    spool_records = inherit_fd >= 0 ? copy_inherited(fd) : 0;
+    uint64_t copied = 0;
+    spool_records = inherit_fd >= 0 ? copy_inherited(fd, &copied) : 0;
     hp_write_all(fd, held, (size_t)nheld * sizeof held[0]); /* after the inherited ones */
     spool_records += nheld;
+    spool_len = sizeof fh + copied + (uint64_t)nheld * sizeof held[0];
     nheld = 0;
     return 0;
 }
@@ -317,6 +358,7 @@ void hp_spool_hib(const void *hib)
         } else if (spool_open() == 0) {
             hp_write_all(spool_fd, &rec, sizeof rec);
             spool_records++;
+            spool_len += sizeof rec;
         }
     }
     hp_unlock(&spool_lock);
@@ -469,9 +511,11 @@ static void write_retired(struct writer *w)
 static void write_process(struct writer *w, int reason, uint32_t now_ms)
 {
     static char cmdline[8192];
+    static long cmdline_len; /* of the last read: /proc cannot be read under a seccomp filter */
     long n = read_proc_self("cmdline", cmdline, sizeof cmdline);
     if (n < 0)
-        n = 0;
+        n = cmdline_len;
+    cmdline_len = n;
     uint32_t argc = 0;
     uint64_t size = sizeof(struct hpf_process);
     size += str_size(hp_strlen(hp_be.name ? hp_be.name : "")) + str_size(hp_strlen(exe_path));
@@ -488,7 +532,10 @@ static void write_process(struct writer *w, int reason, uint32_t now_ms)
     struct hpf_process p;
     hp_memset(&p, 0, sizeof p);
     p.pid = (uint32_t)getpid();
-    p.ppid = (uint32_t)getppid();
+    static uint32_t ppid; /* under a seccomp filter, that of the provisional profile */
+    if (!hp_sandboxed)
+        ppid = (uint32_t)getppid();
+    p.ppid = ppid;
     p.start_unix_ns = hp_start_unix_ns();
     p.dump_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
     p.dump_ms = now_ms;
@@ -628,6 +675,12 @@ int hp_dump(int reason)
     int final = reason == HPF_DUMP_EXIT || reason == HPF_DUMP_KILLED;
     int provisional = reason == HPF_DUMP_CREDENTIALS;
     int peak = reason == HPF_DUMP_PEAK;
+    if (hp_sandboxed && !final) {
+        /* Under a seccomp filter no file is made: only the exit profile is written, into the
+         * one made before the filter. */
+        hp_tls.depth--;
+        return -1;
+    }
     if (final || provisional) {
         hp_lock(&dump_lock);
         if (exit_dumped) {
@@ -649,6 +702,9 @@ int hp_dump(int reason)
     w->err = 0;
     w->len = 0;
     w->records = 0;
+    w->total = 0;
+    w->tee = NULL;
+    uint64_t at = 0; /* where in the file the writer starts */
     int rc = 0;
     static char used[1200];
     hp_lock(&spool_lock);
@@ -658,6 +714,7 @@ int hp_dump(int reason)
             return dump_abandon(-1);
         w->fd = spool_fd;
         w->records = spool_records;
+        at = spool_len;
         hp_strlcpy(used, out_path, sizeof used);
         exit_dumped = 1;
     } else if (provisional) {
@@ -671,8 +728,10 @@ int hp_dump(int reason)
             return dump_abandon(-1);
         w_file_header(w);
         if (inherit_fd >= 0) {
+            uint64_t copied;
             w_flush(w);
-            w->records = copy_inherited(w->fd);
+            w->records = copy_inherited(w->fd, &copied);
+            w->total += copied; /* the provisional profile's length counts them */
         }
         w_bytes(w, held, (size_t)nheld * sizeof held[0]); /* they stay held */
         w->records += nheld;
@@ -709,8 +768,9 @@ int hp_dump(int reason)
             }
             w->records = spool_records;
         } else if (inherit_fd >= 0) {
+            uint64_t copied;
             w_flush(w);
-            w->records = copy_inherited(w->fd);
+            w->records = copy_inherited(w->fd, &copied);
         }
         w_bytes(w, held, (size_t)nheld * sizeof held[0]); /* none once the spool exists */
         w->records += nheld;
@@ -722,16 +782,59 @@ int hp_dump(int reason)
     write_process(w, reason, now);
     macc.w = w;
     macc.nsegs = 0;
-    hp_maps_foreach(module_line, &macc);
-    emit_module(&macc);
+    if (hp_sandboxed) {
+        if (saved_modules_ok) {
+            w_bytes(w, saved_modules, saved_modules_len);
+            w->records += saved_modules_records;
+        }
+    } else {
+        uint64_t before = w->records;
+        if (provisional) {
+            w->tee = saved_modules;
+            w->tee_len = 0;
+            w->tee_cap = sizeof saved_modules;
+        }
+        hp_maps_foreach(module_line, &macc);
+        emit_module(&macc);
+        if (provisional) {
+            saved_modules_ok = w->tee_len <= w->tee_cap;
+            saved_modules_len = w->tee_len;
+            saved_modules_records = w->records - before;
+            w->tee = NULL;
+        }
+    }
     write_retired(w);
     write_contexts(w, now, cpu);
     hp_table_foreach(write_hib, w);
     write_summary(w);
+    if (final && pad_to) {
+        /* Written over the provisional profile without truncating: no byte of it may remain
+         * after END, so a PAD record makes up the difference. */
+        uint64_t end_at = at + w->total + sizeof(struct hpf_record_header) + sizeof(struct hpf_end);
+        if (end_at < pad_to) {
+            uint64_t need = pad_to - end_at, pad = 0;
+            if (need > sizeof(struct hpf_record_header))
+                pad = (need - sizeof(struct hpf_record_header) + 7) & ~(uint64_t)7;
+            static const char zero[256];
+            w_record(w, HPF_REC_PAD, 0, pad);
+            for (uint64_t left = pad; left;) {
+                size_t c = left < sizeof zero ? (size_t)left : sizeof zero;
+                w_bytes(w, zero, c);
+                left -= c;
+            }
+        }
+    }
     struct hpf_end end = {w->records};
     w_record(w, HPF_REC_END, 0, sizeof end);
     w_bytes(w, &end, sizeof end);
     w_flush(w);
+    if (provisional && !w->err) {
+        /* The exit profile goes over it from the start: the offset goes there now, while
+         * every call is still allowed. */
+        provisional_len = w->total;
+        if (lseek(w->fd, 0, SEEK_SET) != 0)
+            w->err = errno;
+    }
     /* The final profile is the spool, whose descriptor the process's exit closes. No fsync:
      * what write() put in the page cache is what every reader sees, and waiting for the disk
      * cost every process 0.4-0.7 ms at exit here (more on slow or network file systems). */
@@ -982,6 +1085,7 @@ void hp_dump_fork_child(void)
     }
     spool_fd = -1;
     spool_provisional = 0;
+    spool_len = provisional_len = pad_to = 0;
     spool_records = 0;
     dump_seq = 0;
     exit_dumped = 0;

@@ -113,6 +113,8 @@ void hp_stack_fork_prepare(void);
 void hp_stack_fork_parent(void);
 void hp_stack_fork_child(void);
 void hp_stack_code_unloaded(void); /* dlclose unmapped code: forget what was cached about it */
+/* A seccomp filter is about to be installed: unwinder=libunwind gives way to the cfi walk. */
+void hp_stack_before_sandbox(void);
 /* Innermost first, shim frames dropped. Returns the depth; *truncated set when cut. *out points
  * at the frames (pcs, or the walk cache wc), *hash is their hp_stack_hash (cfi.h). pcs must
  * have room for max + HP_STACK_SLACK entries (unwinders that cannot skip the shim's own frames

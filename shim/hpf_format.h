@@ -34,6 +34,7 @@ enum hpf_record_type {
     HPF_REC_HIB = 4,     /* struct hpf_hib */
     HPF_REC_LIVE = 5,    /* struct hpf_live */
     HPF_REC_SUMMARY = 6, /* struct hpf_summary */
+    HPF_REC_PAD = 7,     /* zero bytes, ignored: lengthens a profile rewritten in place */
     HPF_REC_END = 0x7fff /* struct hpf_end: last record of a complete profile */
 };
 

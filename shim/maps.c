@@ -73,6 +73,9 @@ static hp_lock_t maps_lock = HP_LOCK_INIT;
 
 int hp_maps_foreach(int (*fn)(const struct hp_mapping *, void *), void *arg)
 {
+    /* Under a seccomp filter, an open the filter does not list may kill the process. */
+    if (__atomic_load_n(&hp_sandboxed, __ATOMIC_RELAXED))
+        return -1;
     int fd = (int)hp_open_proc_self("maps");
     if (fd < 0)
         return -1;

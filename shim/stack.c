@@ -194,7 +194,9 @@ static inline void own_stack(uintptr_t *lo, uintptr_t *hi)
 static void own_stack_compute(uintptr_t *lo, uintptr_t *hi)
 {
     uintptr_t l = 0, h = 0;
-    if (syscall(SYS_gettid) == getpid()) {
+    /* (Under a seccomp filter even gettid may be fatal; the main thread's bounds were found
+     * before, at its first allocation.) */
+    if (!hp_sandboxed && syscall(SYS_gettid) == getpid()) {
         h = (uintptr_t)__libc_stack_end; /* every frame of the main thread is below it */
         l = h > main_stack_limit ? h - main_stack_limit : 0;
     } else {
@@ -205,8 +207,14 @@ static void own_stack_compute(uintptr_t *lo, uintptr_t *hi)
          * (threads of the JVM and of Rust call it first thing). A thread glibc did not make:
          * the mapping this frame is on. */
         struct find_map f = {(uintptr_t)pthread_self(), 0, 0};
-        hp_maps_foreach(find_map, &f);
-        if (!f.hi) {
+        if (hp_maps_foreach(find_map, &f) != 0 && hp_sandboxed) {
+            /* Under a seccomp filter (no /proc): glibc's thread descriptor sits right above
+             * the thread's stack, in the same mapping, so the stack below it is readable up
+             * to it. A thread on another stack than that is walked as one (walk_limit_other). */
+            f.lo = (uintptr_t)__builtin_frame_address(0) & ~(uintptr_t)4095;
+            f.hi = f.addr > f.lo && f.addr - f.lo < ((uintptr_t)1 << 30) ? f.addr : 0;
+        }
+        if (!f.hi && !hp_sandboxed) {
             f.addr = (uintptr_t)__builtin_frame_address(0);
             hp_maps_foreach(find_map, &f);
         }
@@ -241,6 +249,8 @@ static uintptr_t walk_limit_other(uintptr_t sp)
     unsigned char vec[64];
     int saved = errno;
     uintptr_t limit = sp;
+    if (__atomic_load_n(&hp_sandboxed, __ATOMIC_RELAXED))
+        return page + 4096; /* no mincore under a seccomp filter: sp's own page is mapped */
     for (unsigned i = 0; i < sizeof pages / sizeof pages[0]; i++)
         if (mincore((void *)page, (size_t)pages[i] * 4096, vec) == 0) {
             limit = page + (uintptr_t)pages[i] * 4096;
@@ -410,7 +420,7 @@ int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cac
      * it: fewer of our own frames to step over. */
     if (!frame)
         frame = (uintptr_t)__builtin_frame_address(0);
-    if (use_cfi)
+    if (__atomic_load_n(&use_cfi, __ATOMIC_RELAXED))
         return capture_cfi(pcs, max, truncated, wc, out, hash, frame);
     if (HP_UNLIKELY(__atomic_load_n(&unw_deferred, __ATOMIC_RELAXED))) {
         /* The frame-pointer walk names the caller; once libunwind is loaded it walks again. */
@@ -427,6 +437,16 @@ int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cac
                              : capture_fp(pcs, max, truncated, frame);
     *hash = hp_stack_hash(pcs, n);
     return n;
+}
+
+void hp_stack_before_sandbox(void)
+{
+#if defined(__x86_64__)
+    /* libunwind checks addresses with mincore, which a seccomp filter may punish with death;
+     * the cfi walk reads only the stack and the loaded objects (through the loader). */
+    if (!use_cfi && hp_strcmp(hp_opt.unwinder, "libunwind") == 0 && hp_cfi_init() == 0)
+        __atomic_store_n(&use_cfi, 1, __ATOMIC_RELAXED);
+#endif
 }
 
 void hp_stack_code_unloaded(void)

@@ -341,10 +341,15 @@ void *hp_next_fn(void **slot, const char *name)
 }
 
 int hp_proc_fd = -1;
+int hp_sandboxed; /* set in creds.c */
 
 long hp_open_proc_self(const char *name)
 {
     char path[64];
+    if (__atomic_load_n(&hp_sandboxed, __ATOMIC_RELAXED)) {
+        errno = EACCES; /* under a seccomp filter the shim opens nothing */
+        return -1;
+    }
     if (hp_proc_fd >= 0) {
         hp_fmt(path, sizeof path, "self/%s", name);
         long fd = syscall(SYS_openat, hp_proc_fd, path, O_RDONLY | O_CLOEXEC);

@@ -55,6 +55,12 @@ void hp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *hp_vdso_sym(const char *name);
 
 /* The next definition of name after the shim's (glibc's), looked up once into *slot. */
+/* The process put itself under a seccomp filter (creds.c), which may refuse or punish any
+ * system call it did not expect. From then on the shim's own calls are only those the
+ * allocator itself needs: no reads of /proc, no mincore, no new files; the exit profile goes
+ * into the file made just before, by write(2) alone (dump.c). Stays set in forked children,
+ * which keep the filter. */
+extern int hp_sandboxed;
 void *hp_next_fn(void **slot, const char *name);
 
 static inline uint64_t hp_mix64(uint64_t x)

@@ -62,6 +62,11 @@ START_TEST(any_order_and_unknown_records)
     ht_record(&b, HPF_REC_LIVE, &l, sizeof l);
     uint8_t future[13] = {1, 2, 3};
     ht_record(&b, 0x4242, future, sizeof future);
+    /* PAD, empty and long (the shim's padding over a longer provisional profile): skipped,
+     * not counted as unknown. */
+    static const uint8_t zeros[4096];
+    ht_record(&b, HPF_REC_PAD, zeros, 0);
+    ht_record(&b, HPF_REC_PAD, zeros, sizeof zeros);
     struct hpf_hib h = {.context_id = 7, .alloc_count = 1, .total_size = 16};
     ht_record(&b, HPF_REC_HIB, &h, sizeof h);
     uint64_t pc = 0x1234;

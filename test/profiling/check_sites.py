@@ -3,7 +3,8 @@
 those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXTRA...]
 KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | sigdump |
 interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads | ext_api | killed | killed_early | vfork_kill |
-drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sanitized | asan_lib | peak_kill | rjem | rjem_off |
+drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sandbox_prctl |
+sandbox_syscall | sandbox_evict | sanitized | asan_lib | peak_kill | rjem | rjem_off |
 ctor_alloc.
 Prints one line per failed expectation and exits 1 if there was any."""
 import json
@@ -255,6 +256,26 @@ def main():
                  live_count=0)
             expect("no record was evicted (hib_table_size had no effect?)",
                    doc["summary"]["evicted_hibs"] > 1024)
+    elif kind.startswith("sandbox_"):
+        mode = kind[len("sandbox_"):]
+        sites = by_site(doc)
+        reason = doc["process"]["dump_reason"]
+        expect(f"dump_reason {reason}, expected exit", reason == "exit")
+        site(sites, "site_before", alloc_count=100, total_size=10000, live_count=0)
+        if mode == "evict":
+            site(sites, "site_branches", contexts=2048, alloc_count=2048, total_size=2048 * 64,
+                 live_count=0)
+            expect("no record was evicted (hib_table_size had no effect?)",
+                   doc["summary"]["evicted_hibs"] > 1024)
+        else:
+            site(sites, "site_after", alloc_count=50, total_size=10000, live_count=0)
+            site(sites, "site_thread", alloc_count=30, total_size=9000, live_count=0)
+        # The stacks are whole (symbolised from the modules the provisional profile listed).
+        for c in doc["contexts"]:
+            fns = [f["function"] for f in c["frames"]]
+            if fns and fns[0] in ("site_after", "site_thread"):
+                expect(f"{fns[0]}'s stack {fns} lacks its caller",
+                       len(fns) > 1 and fns[1] in ("main", "thread_main"))
     elif kind == "sanitized":
         sites = by_site(doc)
         site(sites, "site_worker", alloc_count=6000, total_size=6000 * 64, live_count=0,

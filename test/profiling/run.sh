@@ -547,6 +547,33 @@ else
     done
 fi
 
+# A worker that puts itself under a seccomp filter that kills on system calls it does not list
+# and refuses every open (man-db's and OpenSSH's sandboxes): the shim must neither get it killed
+# (reading /proc, mincore, a new profile file) nor lose what it allocated after the filter. The
+# profile is made before the filter and the exit profile written into it; evict fills it with
+# evicted records under the filter. Every unwinder: libunwind gives way to the cfi walk.
+gcc -O1 -g -fno-omit-frame-pointer -pthread -o "$out/gcc/sandbox" test/profiling/sandbox.c
+for mode in prctl syscall evict; do
+    for unw in cfi fp libunwind; do
+        name=sandbox-$mode-$unw
+        opts="unwinder=$unw"
+        [ $mode = evict ] && opts="$opts:hib_table_size=16:hib_table_ways=2"
+        rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+        timeout 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:$opts" LD_PRELOAD="$shim" \
+            "$out/gcc/sandbox" $mode >"$tmp/$name.out" 2>"$tmp/$name.err"
+        st=$?
+        if [ $st = 3 ] || [ $st = 4 ]; then
+            echo "skip $name: seccomp filters cannot be installed here ($(head -c 200 "$tmp/$name.err"))"
+        elif [ $st != 0 ] || [ "$(cat "$tmp/$name.out")" != done ]; then
+            bad "$name" "exit status $st ($(kill -l $((st - 128)) 2>/dev/null)), output '$(head -c 200 "$tmp/$name.out")', $(head -c 300 "$tmp/$name.err")"
+        elif [ "$(ls "$tmp/$name" | wc -l)" -ne 1 ]; then
+            bad "$name" "files: $(ls "$tmp/$name" | tr '\n' ' '), expected one profile"
+        else
+            check "$name" "sandbox_$mode" "$tmp/$name"/p.*.hpf
+        fi
+    done
+done
+
 # A program that closes stderr and opens a file of its own as descriptor 2: the shim's
 # messages stay out of a data file, and go into a log (opened for appending).
 gcc -O1 -g -o "$out/gcc/stderr_reuse" test/profiling/stderr_reuse.c

@@ -1,7 +1,8 @@
 /* libc functions that allocate internally, with blocks crossing between libc and the program in
  * both directions: strdup, getline (growing a block the program allocated), asprintf,
  * open_memstream, qsort (large arrays use a malloc'd buffer), setlocale, getaddrinfo, iconv,
- * regcomp, fopen/stdio buffers, scandir, realpath, glob, tsearch, getpwuid, setenv. */
+ * regcomp, fopen/stdio buffers, scandir, realpath, glob, tsearch, getpwuid, setenv. And the
+ * two the shim interposes without allocating: syscall (all six arguments, errno) and prctl. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <glob.h>
@@ -10,9 +11,13 @@
 #include <netdb.h>
 #include <pwd.h>
 #include <regex.h>
+#include <errno.h>
 #include <search.h>
 #include <stdio.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "testutil.h"
 
@@ -183,9 +188,37 @@ static void t_nss_env_tree(void)
     CHECK(root == NULL, "tree not empty");
 }
 
+static void t_syscall_prctl(void)
+{
+    CHECK(syscall(SYS_getpid) == getpid(), "syscall(SYS_getpid)");
+    errno = 0;
+    CHECK(syscall(SYS_close, -1) == -1 && errno == EBADF, "syscall(SYS_close, -1): errno %d", errno);
+    /* Six arguments: the last comes from the stack. A page at a fixed hint, offset 0. */
+    long p = syscall(SYS_mmap, 0, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(p != -1 && (p & 4095) == 0, "syscall(SYS_mmap): %ld", p);
+    ((volatile char *)p)[8191] = 1;
+    CHECK(syscall(SYS_munmap, p, 8192) == 0, "syscall(SYS_munmap)");
+    errno = 0;
+    CHECK(syscall(SYS_mmap, 0, 4096, PROT_READ, MAP_PRIVATE, -1, 0) == -1 && errno == EBADF,
+          "syscall(SYS_mmap) of fd -1 without MAP_ANONYMOUS: errno %d", errno);
+    char name[32] = {0};
+    CHECK(prctl(PR_SET_NAME, "hp-t_libc", 0, 0, 0) == 0, "prctl(PR_SET_NAME)");
+    CHECK(prctl(PR_GET_NAME, name, 0, 0, 0) == 0 && strcmp(name, "hp-t_libc") == 0, "prctl(PR_GET_NAME): %s", name);
+    CHECK(syscall(SYS_prctl, PR_GET_NAME, name, 0, 0, 0) == 0 && strcmp(name, "hp-t_libc") == 0,
+          "syscall(SYS_prctl, PR_GET_NAME)");
+    errno = 0;
+    CHECK(prctl(-1, 0, 0, 0, 0) == -1 && errno == EINVAL, "prctl(-1): errno %d", errno);
+    /* libseccomp's probe: an invalid strict-mode request, which installs nothing. */
+    errno = 0;
+    CHECK(syscall(SYS_seccomp, 0 /* SECCOMP_SET_MODE_STRICT */, 1, NULL) == -1 && errno == EINVAL,
+          "seccomp probe: errno %d", errno);
+    printf("syscall and prctl: ok\n");
+}
+
 int main(void)
 {
     char dir[] = "/tmp/hp-t_libc-XXXXXX";
+    t_syscall_prctl();
     CHECK(mkdtemp(dir), "mkdtemp");
     t_strings();
     t_files(dir);
