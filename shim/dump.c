@@ -61,7 +61,7 @@ struct spool_rec {
 };
 static struct spool_rec held[SPOOL_HOLD];
 static uint32_t nheld;
-static uint64_t inherit_len, inherit_dev, inherit_ino, inherited_records;
+static uint64_t inherit_dev, inherit_ino, inherited_records;
 
 volatile int hp_dump_pending;
 
@@ -213,7 +213,8 @@ static int create_file(const char *path, char *used, size_t cap, const char *not
             hp_strlcpy(used, path, cap);
         else
             hp_fmt(used, cap, "%s-%d", path, k);
-        int fd = (int)hp_sys_open(used, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        /* Readable too: dumps and forked children copy the spool's records (pread). */
+        int fd = (int)hp_sys_open(used, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd >= 0)
             return fd;
         if (errno != EEXIST)
@@ -245,28 +246,47 @@ static int same_file(int fd, uint64_t dev, uint64_t ino)
     return syscall(SYS_fstat, fd, &st) == 0 && (uint64_t)st.st_dev == dev && (uint64_t)st.st_ino == ino;
 }
 
-/* Returns the number of records copied. Buffers in this file are static: dumps may run in a
- * signal handler on a small alternate stack; dump_lock and spool_lock serialise their users. */
+/* Copy the first `records` records of a spool (fd `from`, file header skipped) to fd `to` or,
+ * when to < 0, to the writer w; returns how many whole records were copied (a read that fails
+ * or ends early keeps those before it), their bytes in *bytes. The spool holds nothing but
+ * spool_rec records. Buffers in this file are static: dumps may run in a signal handler on a
+ * small alternate stack; dump_lock and spool_lock serialise their users. */
+static uint64_t copy_spool(int from, uint64_t records, int to, struct writer *w, uint64_t *bytes)
+{
+    static char buf[51 * sizeof(struct spool_rec)];
+    uint64_t off = sizeof(struct hpf_file_header), done = 0;
+    *bytes = 0;
+    while (done < records) {
+        uint64_t want = (records - done) * sizeof(struct spool_rec);
+        if (want > sizeof buf)
+            want = sizeof buf;
+        long r = syscall(SYS_pread64, from, buf, (size_t)want, (long)off);
+        if (r <= 0)
+            break;
+        size_t whole = (size_t)r - (size_t)r % sizeof(struct spool_rec);
+        if (to >= 0)
+            hp_write_all(to, buf, whole);
+        else
+            w_bytes(w, buf, whole);
+        done += whole / sizeof(struct spool_rec);
+        off += whole;
+        *bytes += whole;
+        if (whole != (size_t)r)
+            break;
+    }
+    return done;
+}
+
+/* The records the parent had spooled before the fork describe this process's history too:
+ * copied into fd; returns how many. */
 static uint64_t copy_inherited(int fd, uint64_t *bytes)
 {
-    /* Records the parent had spooled before the fork describe this process's history too. */
-    static char buf[8192];
-    uint64_t off = sizeof(struct hpf_file_header);
     *bytes = 0;
     /* Under a seccomp filter only write(2) is used: a profile rewritten then leaves the
      * parent's records out. */
     if (hp_sandboxed || !same_file(inherit_fd, inherit_dev, inherit_ino))
         return 0; /* (or the program closed it and reused the number) */
-    while (off < inherit_len) {
-        size_t want = inherit_len - off < sizeof buf ? (size_t)(inherit_len - off) : sizeof buf;
-        long r = syscall(SYS_pread64, inherit_fd, buf, want, (long)off);
-        if (r <= 0)
-            break;
-        hp_write_all(fd, buf, (size_t)r);
-        off += (uint64_t)r;
-        *bytes += (uint64_t)r;
-    }
-    return inherited_records;
+    return copy_spool(inherit_fd, inherited_records, fd, NULL, bytes);
 }
 
 
@@ -278,7 +298,7 @@ static void spool_check(void)
 {
     if (spool_fd < 0 || same_file(spool_fd, spool_dev, spool_ino))
         return;
-    int fd = hp_sandboxed ? -1 : (int)hp_sys_open(out_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0);
+    int fd = hp_sandboxed ? -1 : (int)hp_sys_open(out_path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0);
     if (fd >= 0 && same_file(fd, spool_dev, spool_ino)) {
         spool_fd = fd;
         return;
@@ -758,15 +778,8 @@ int hp_dump(int reason)
         spool_check();
         if (spool_fd >= 0 && !spool_provisional) {
             /* Self-contained: copy the evicted HIBs spooled so far. */
-            w_flush(w);
-            static char buf[8192];
-            long off = sizeof(struct hpf_file_header);
-            long r;
-            while ((r = syscall(SYS_pread64, spool_fd, buf, sizeof buf, off)) > 0) {
-                w_bytes(w, buf, (size_t)r);
-                off += r;
-            }
-            w->records = spool_records;
+            uint64_t copied;
+            w->records = copy_spool(spool_fd, spool_records, -1, w, &copied);
         } else if (inherit_fd >= 0) {
             uint64_t copied;
             w_flush(w);
@@ -1054,12 +1067,13 @@ void hp_dump_late_init(void)
 }
 
 /* Fork: the dump lock and the spool lock are held across fork() so the child never sees a
- * half-written spool record; the child then starts its own profile file. */
-void hp_dump_fork_prepare(void)
-{
-    hp_lock(&dump_lock);
-    hp_lock(&spool_lock);
-}
+ * half-written spool record; the child then starts its own profile file. The dump lock comes
+ * before every lock of the profiler (a dump takes them under it), the spool lock after the
+ * threads' and the table's (an eviction spools under a thread's lock and a set's): taken
+ * first, it deadlocked a fork against a thread evicting (rustc, test fork_evict). */
+void hp_dump_fork_prepare(void) { hp_lock(&dump_lock); }
+
+void hp_dump_fork_prepare_spool(void) { hp_lock(&spool_lock); }
 
 void hp_dump_fork_parent(void)
 {
@@ -1080,7 +1094,6 @@ void hp_dump_fork_child(void)
         inherit_fd = spool_fd;
         inherit_dev = spool_dev;
         inherit_ino = spool_ino;
-        inherit_len = (uint64_t)lseek(spool_fd, 0, SEEK_END);
         inherited_records = spool_records;
     }
     spool_fd = -1;

@@ -140,7 +140,8 @@ void hp_dump_at__exit(void); /* _exit, _Exit: the exit profile, unless in a vfor
 void hp_dump_fork_child(void);
 void hp_dump_fork_child_threads(void); /* after every fork_child handler: restart ours */
 void hp_spool_hib(const void *hib); /* write one evicted HIB record */
-void hp_dump_fork_prepare(void);
+void hp_dump_fork_prepare(void);       /* the dump lock: before the profiler's locks */
+void hp_dump_fork_prepare_spool(void); /* the spool lock: after them */
 void hp_dump_fork_parent(void);
 extern volatile int hp_dump_pending;
 void hp_dump_run_pending(void); /* a dump signal arrived while inside the shim */

@@ -1036,8 +1036,8 @@ void hp_profile_init(void)
 }
 
 /* Fork: the child must find every structure consistent, so the parent holds all locks across
- * fork(). Order: registry, each thread (list order), table sets, peak. (The dump lock and the
- * spool lock are taken before these by dump.c; the metadata lock after them by init.c.) */
+ * fork(). Order: registry, each thread (list order), table sets, peak. (The dump lock is taken
+ * before these, the spool lock and the metadata lock after them: init.c.) */
 void hp_profile_fork_prepare(void)
 {
     hp_lock(&registry_lock);

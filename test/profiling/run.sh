@@ -547,6 +547,28 @@ else
     done
 fi
 
+# Forks while other threads evict HIB records into the spool: no deadlock (timeout -k: a hung
+# shim would not even end on SIGTERM). Every child's profile starts with the records the
+# parent had spooled, and every interval dump with the spool so far: both read the spool back,
+# and both must hold as many records as their END counts.
+gcc -O1 -g -fno-omit-frame-pointer -pthread -o "$out/gcc/fork_evict" test/profiling/fork_evict.c
+name=fork-evict
+rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+timeout -k 5 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:hib_table_size=16:hib_table_ways=2:dump_interval_ms=500" \
+    LD_PRELOAD="$shim" "$out/gcc/fork_evict" 200 >"$tmp/$name.out" 2>"$tmp/$name.err"
+st=$?
+if [ $st != 0 ] || [ "$(cat "$tmp/$name.out")" != done ]; then
+    bad "$name" "exit status $st (124/137: it hung), $(head -c 300 "$tmp/$name.err")"
+elif [ "$(ls "$tmp/$name" | grep -c 'hpf$')" -ne 201 ] || [ "$(dumps_in "$tmp/$name")" -eq 0 ]; then
+    bad "$name" "$(ls "$tmp/$name" | grep -c 'hpf$') exit profiles (expected 201) and $(dumps_in "$tmp/$name") interval dumps"
+else
+    nok=0
+    for f in "$tmp/$name"/p.*; do
+        "$report" --format json -o "$tmp/r.json" "$f" 2>"$tmp/r.err" || { nok=1; bad "$name" "$(head -c 300 "$tmp/r.err")"; break; }
+    done
+    [ $nok = 0 ] && ok "$name"
+fi
+
 # A worker that puts itself under a seccomp filter that kills on system calls it does not list
 # and refuses every open (man-db's and OpenSSH's sandboxes): the shim must neither get it killed
 # (reading /proc, mincore, a new profile file) nor lose what it allocated after the filter. The
