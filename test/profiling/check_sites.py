@@ -55,6 +55,14 @@ def site(sites, name, **want):
     return s
 
 
+def branches_evicted(doc, sites):
+    """site_branches from 2,048 stacks, through a table small enough to evict most of them."""
+    site(sites, "site_branches", contexts=2048, alloc_count=2048, total_size=2048 * 64,
+         live_count=0)
+    expect("no record was evicted (hib_table_size had no effect?)",
+           doc["summary"]["evicted_hibs"] > 1024)
+
+
 def check_c(doc, kind):
     sites = by_site(doc)
     site(sites, "site_short", alloc_count=1000, allocs=1000, total_size=100000, min_size=100,
@@ -252,10 +260,7 @@ def main():
         if mode in ("exit", "chroot"):
             site(sites, "site_after", alloc_count=50, total_size=10000, live_count=0)
         if mode == "evict":
-            site(sites, "site_branches", contexts=2048, alloc_count=2048, total_size=2048 * 64,
-                 live_count=0)
-            expect("no record was evicted (hib_table_size had no effect?)",
-                   doc["summary"]["evicted_hibs"] > 1024)
+            branches_evicted(doc, sites)
     elif kind.startswith("sandbox_"):
         mode = kind[len("sandbox_"):]
         sites = by_site(doc)
@@ -263,10 +268,7 @@ def main():
         expect(f"dump_reason {reason}, expected exit", reason == "exit")
         site(sites, "site_before", alloc_count=100, total_size=10000, live_count=0)
         if mode == "evict":
-            site(sites, "site_branches", contexts=2048, alloc_count=2048, total_size=2048 * 64,
-                 live_count=0)
-            expect("no record was evicted (hib_table_size had no effect?)",
-                   doc["summary"]["evicted_hibs"] > 1024)
+            branches_evicted(doc, sites)
         else:
             site(sites, "site_after", alloc_count=50, total_size=10000, live_count=0)
             site(sites, "site_thread", alloc_count=30, total_size=9000, live_count=0)
