@@ -39,8 +39,7 @@ static int spool_fd = -1;       /* the exit profile, created at the first evicti
  * started again as a spool when one is needed. */
 static int spool_provisional;
 static uint64_t spool_dev, spool_ino;
-static uint64_t spool_records;  /* records in it after the file header */
-static uint64_t spool_len;      /* bytes in it */
+static uint64_t spool_records;  /* records in it after the file header (all spool_rec) */
 /* The length of the provisional profile, and how long the exit profile must be when it is
  * written over it without truncating (under a seccomp filter). */
 static uint64_t provisional_len, pad_to;
@@ -248,14 +247,13 @@ static int same_file(int fd, uint64_t dev, uint64_t ino)
 
 /* Copy the first `records` records of a spool (fd `from`, file header skipped) to fd `to` or,
  * when to < 0, to the writer w; returns how many whole records were copied (a read that fails
- * or ends early keeps those before it), their bytes in *bytes. The spool holds nothing but
- * spool_rec records. Buffers in this file are static: dumps may run in a signal handler on a
- * small alternate stack; dump_lock and spool_lock serialise their users. */
-static uint64_t copy_spool(int from, uint64_t records, int to, struct writer *w, uint64_t *bytes)
+ * or ends early keeps those before it). The spool holds nothing but spool_rec records. Buffers
+ * in this file are static: dumps may run in a signal handler on a small alternate stack;
+ * dump_lock and spool_lock serialise their users. */
+static uint64_t copy_spool(int from, uint64_t records, int to, struct writer *w)
 {
     static char buf[51 * sizeof(struct spool_rec)];
     uint64_t off = sizeof(struct hpf_file_header), done = 0;
-    *bytes = 0;
     while (done < records) {
         uint64_t want = (records - done) * sizeof(struct spool_rec);
         if (want > sizeof buf)
@@ -270,7 +268,6 @@ static uint64_t copy_spool(int from, uint64_t records, int to, struct writer *w,
             w_bytes(w, buf, whole);
         done += whole / sizeof(struct spool_rec);
         off += whole;
-        *bytes += whole;
         if (whole != (size_t)r)
             break;
     }
@@ -279,14 +276,13 @@ static uint64_t copy_spool(int from, uint64_t records, int to, struct writer *w,
 
 /* The records the parent had spooled before the fork describe this process's history too:
  * copied into fd; returns how many. */
-static uint64_t copy_inherited(int fd, uint64_t *bytes)
+static uint64_t copy_inherited(int fd)
 {
-    *bytes = 0;
     /* Under a seccomp filter only write(2) is used: a profile rewritten then leaves the
      * parent's records out. */
     if (hp_sandboxed || !same_file(inherit_fd, inherit_dev, inherit_ino))
         return 0; /* (or the program closed it and reused the number) */
-    return copy_spool(inherit_fd, inherited_records, fd, NULL, bytes);
+    return copy_spool(inherit_fd, inherited_records, fd, NULL);
 }
 
 
@@ -356,11 +352,9 @@ static int spool_open(void)
     struct hpf_file_header fh;
     file_header(&fh);
     hp_write_all(fd, &fh, sizeof fh);
-    uint64_t copied = 0;
-    spool_records = inherit_fd >= 0 ? copy_inherited(fd, &copied) : 0;
+    spool_records = inherit_fd >= 0 ? copy_inherited(fd) : 0;
     hp_write_all(fd, held, (size_t)nheld * sizeof held[0]); /* after the inherited ones */
     spool_records += nheld;
-    spool_len = sizeof fh + copied + (uint64_t)nheld * sizeof held[0];
     nheld = 0;
     return 0;
 }
@@ -378,7 +372,6 @@ void hp_spool_hib(const void *hib)
         } else if (spool_open() == 0) {
             hp_write_all(spool_fd, &rec, sizeof rec);
             spool_records++;
-            spool_len += sizeof rec;
         }
     }
     hp_unlock(&spool_lock);
@@ -734,7 +727,7 @@ int hp_dump(int reason)
             return dump_abandon(-1);
         w->fd = spool_fd;
         w->records = spool_records;
-        at = spool_len;
+        at = sizeof(struct hpf_file_header) + spool_records * sizeof(struct spool_rec);
         hp_strlcpy(used, out_path, sizeof used);
         exit_dumped = 1;
     } else if (provisional) {
@@ -748,10 +741,9 @@ int hp_dump(int reason)
             return dump_abandon(-1);
         w_file_header(w);
         if (inherit_fd >= 0) {
-            uint64_t copied;
             w_flush(w);
-            w->records = copy_inherited(w->fd, &copied);
-            w->total += copied; /* the provisional profile's length counts them */
+            w->records = copy_inherited(w->fd);
+            w->total += w->records * sizeof(struct spool_rec); /* the provisional's length */
         }
         w_bytes(w, held, (size_t)nheld * sizeof held[0]); /* they stay held */
         w->records += nheld;
@@ -778,12 +770,10 @@ int hp_dump(int reason)
         spool_check();
         if (spool_fd >= 0 && !spool_provisional) {
             /* Self-contained: copy the evicted HIBs spooled so far. */
-            uint64_t copied;
-            w->records = copy_spool(spool_fd, spool_records, -1, w, &copied);
+            w->records = copy_spool(spool_fd, spool_records, -1, w);
         } else if (inherit_fd >= 0) {
-            uint64_t copied;
             w_flush(w);
-            w->records = copy_inherited(w->fd, &copied);
+            w->records = copy_inherited(w->fd);
         }
         w_bytes(w, held, (size_t)nheld * sizeof held[0]); /* none once the spool exists */
         w->records += nheld;
@@ -1098,7 +1088,7 @@ void hp_dump_fork_child(void)
     }
     spool_fd = -1;
     spool_provisional = 0;
-    spool_len = provisional_len = pad_to = 0;
+    provisional_len = pad_to = 0;
     spool_records = 0;
     dump_seq = 0;
     exit_dumped = 0;
