@@ -246,32 +246,51 @@ static int same_file(int fd, uint64_t dev, uint64_t ino)
 }
 
 /* Copy the first `records` records of a spool (fd `from`, file header skipped) to fd `to` or,
- * when to < 0, to the writer w; returns how many whole records were copied (a read that fails
- * or ends early keeps those before it). The spool holds nothing but spool_rec records. Buffers
- * in this file are static: dumps may run in a signal handler on a small alternate stack;
- * dump_lock and spool_lock serialise their users. */
+ * when to < 0, to the writer w (flushed first, then written past); returns how many whole
+ * records were copied (the spool holds nothing but spool_rec records, and only whole records
+ * are counted when the source turns out shorter). The kernel copies them (copy_file_range:
+ * page cache to page cache, no trip through this process; a spool of 600k records took 0.7 s
+ * per forked child through 8 KiB reads and writes); where it cannot (a kernel or file system
+ * without it, a seccomp filter refusing it, an O_APPEND target), reads and writes take over
+ * from where it stopped. Buffers in this file are static: dumps may run in a signal handler on a
+ * small alternate stack; dump_lock and spool_lock serialise their users. */
 static uint64_t copy_spool(int from, uint64_t records, int to, struct writer *w)
 {
-    static char buf[51 * sizeof(struct spool_rec)];
-    uint64_t off = sizeof(struct hpf_file_header), done = 0;
-    while (done < records) {
-        uint64_t want = (records - done) * sizeof(struct spool_rec);
-        if (want > sizeof buf)
-            want = sizeof buf;
-        long r = syscall(SYS_pread64, from, buf, (size_t)want, (long)off);
+    static char buf[64 << 10];
+    const uint64_t rec = sizeof(struct spool_rec);
+    if (to < 0) {
+        w_flush(w);
+        if (w->err)
+            return 0;
+        to = w->fd;
+    }
+    struct stat st;
+    uint64_t off = sizeof(struct hpf_file_header);
+    if (syscall(SYS_fstat, from, &st) != 0 || (uint64_t)st.st_size < off)
+        return 0;
+    if (((uint64_t)st.st_size - off) / rec < records)
+        records = ((uint64_t)st.st_size - off) / rec; /* no partial record is ever copied */
+    uint64_t want = records * rec, done = 0;
+    while (done < want) {
+        int64_t in = (int64_t)(off + done); /* the kernel's loff_t */
+        long r = syscall(SYS_copy_file_range, from, &in, to, NULL, (size_t)(want - done), 0u);
         if (r <= 0)
             break;
-        size_t whole = (size_t)r - (size_t)r % sizeof(struct spool_rec);
-        if (to >= 0)
-            hp_write_all(to, buf, whole);
-        else
-            w_bytes(w, buf, whole);
-        done += whole / sizeof(struct spool_rec);
-        off += whole;
-        if (whole != (size_t)r)
-            break;
+        done += (uint64_t)r;
     }
-    return done;
+    while (done < want) {
+        size_t n = want - done > sizeof buf ? sizeof buf : (size_t)(want - done);
+        long r = syscall(SYS_pread64, from, buf, n, (long)(off + done));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        hp_write_all(to, buf, (size_t)r);
+        done += (uint64_t)r;
+    }
+    if (w)
+        w->total += done;
+    return done / rec;
 }
 
 /* The records the parent had spooled before the fork describe this process's history too:

@@ -4,7 +4,7 @@ those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXT
 KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | sigdump |
 interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads | ext_api | killed | killed_early | vfork_kill |
 drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sandbox_prctl |
-sandbox_syscall | sandbox_evict | sanitized | asan_lib | peak_kill | rjem | rjem_off |
+sandbox_syscall | sandbox_evict | spool_copy | sanitized | asan_lib | peak_kill | rjem | rjem_off |
 ctor_alloc.
 Prints one line per failed expectation and exits 1 if there was any."""
 import json
@@ -312,6 +312,16 @@ def main():
         expect("foreign or double frees", summ["foreign_frees"] == 0 and summ["double_frees"] == 0)
         expect(f"backend {doc['process']['backend']}, expected patched",
                doc["process"]["backend"] == "patched")
+    elif kind == "spool_copy":
+        # spool_copy.c: 16 threads, each once from the 2,048 stacks; the spool's records are
+        # copied into API dumps and forked children (EXTRA: the dump_reason expected).
+        sites = by_site(doc)
+        site(sites, "site_branches", contexts=2048, alloc_count=16 * 2048,
+             total_size=16 * 2048 * 64, live_count=0)
+        expect(f"evicted_hibs {doc['summary']['evicted_hibs']}: the spool was hardly used",
+               doc["summary"]["evicted_hibs"] > 16 * 1024)
+        expect(f"dump_reason {doc['process']['dump_reason']}, expected {sys.argv[3]}",
+               doc["process"]["dump_reason"] == sys.argv[3])
     elif kind == "interval":
         expect("interval dump_reason", doc["process"]["dump_reason"] == "interval")
         expect("interval dump has no contexts", len(doc["contexts"]) > 0)

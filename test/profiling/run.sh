@@ -569,6 +569,39 @@ else
     [ $nok = 0 ] && ok "$name"
 fi
 
+# The spool's records copied into an API dump and into forked children's profiles: by the
+# kernel (copy_file_range), and by reads and writes where that call fails (nocfr: a seccomp
+# filter installed behind the shim's back refuses it). Every profile holds all 32,768 blocks.
+gcc -O1 -g -fno-omit-frame-pointer -pthread -Ishim -o "$out/gcc/spool_copy" test/profiling/spool_copy.c
+for mode in plain nocfr; do
+    name=spool-copy-$mode
+    rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+    timeout -k 5 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:hib_table_size=16:hib_table_ways=2" \
+        LD_PRELOAD="$shim" "$out/gcc/spool_copy" $mode >"$tmp/$name.out" 2>"$tmp/$name.err"
+    st=$?
+    if [ $st = 3 ]; then
+        echo "skip $name: seccomp filters cannot be installed here ($(head -c 200 "$tmp/$name.err"))"
+        continue
+    elif [ $st != 0 ] || [ "$(cat "$tmp/$name.out")" != done ]; then
+        bad "$name" "exit status $st, $(head -c 300 "$tmp/$name.err")"
+        continue
+    fi
+    files=$(ls "$tmp/$name" | grep -c 'hpf$')
+    if [ "$files" -ne 3 ] || [ "$(dumps_in "$tmp/$name")" -ne 1 ]; then
+        bad "$name" "files: $(ls "$tmp/$name" | tr '\n' ' '), expected three profiles and one dump"
+        continue
+    fi
+    parent=$(ls "$tmp/$name" | sed -n 's/^p\.\([0-9]*\)\.hpf\.1$/\1/p')
+    check "$name-api" spool_copy "$tmp/$name/p.$parent.hpf.1" api
+    check "$name-exit" spool_copy "$tmp/$name/p.$parent.hpf" exit
+    k=0
+    for f in "$tmp/$name"/p.*.hpf; do
+        [ "$f" = "$tmp/$name/p.$parent.hpf" ] && continue
+        k=$((k + 1))
+        check "$name-child$k" spool_copy "$f" exit
+    done
+done
+
 # A worker that puts itself under a seccomp filter that kills on system calls it does not list
 # and refuses every open (man-db's and OpenSSH's sandboxes): the shim must neither get it killed
 # (reading /proc, mincore, a new profile file) nor lose what it allocated after the filter. The

@@ -1,0 +1,130 @@
+/* Copies of the spool of evicted HIB records: an API dump (heapprof_dump) and forked children
+ * each start their profile with every record the process had evicted so far. Run with a tiny
+ * HIB table: 16 threads in turn allocate once from each of 2,048 stacks (site_branches, 64
+ * bytes) and exit; their caches, flushed at exit, evict ~30,000 records into the spool (5 MB).
+ * Then the API dump, then two forked children that allocate nothing from site_branches and end
+ * with exit(). Every profile (the dump, both children's, the parent's) must hold the same
+ * site_branches numbers: 2,048 contexts, 32,768 blocks.
+ *
+ * Usage: spool_copy plain | nocfr. nocfr first installs (with a raw system call, which the shim
+ * does not see) a seccomp filter under which copy_file_range fails with ENOSYS, as on kernels
+ * and file systems without it: the copies must then be made by reading and writing. Exit
+ * status 3 when no filter can be installed. Prints "done". */
+#include "heapprof.h"
+
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+void *volatile sink;
+
+__attribute__((noinline)) void site_branches(unsigned bits, int level);
+__attribute__((noinline)) static void left(unsigned bits, int level) { site_branches(bits, level); __asm__ volatile(""); }
+__attribute__((noinline)) static void right(unsigned bits, int level) { site_branches(bits, level); __asm__ volatile(""); }
+
+__attribute__((noinline)) void site_branches(unsigned bits, int level)
+{
+    if (level == 0) {
+        sink = malloc(64);
+        free(sink);
+        return;
+    }
+    if (bits & 1)
+        right(bits >> 1, level - 1);
+    else
+        left(bits >> 1, level - 1);
+}
+
+static void *thread_main(void *arg)
+{
+    (void)arg;
+    for (unsigned b = 0; b < 2048; b++)
+        site_branches(b, 11);
+    return NULL;
+}
+
+/* Every call allowed but copy_file_range, which fails with ENOSYS. Installed with the
+ * syscall instruction itself: through prctl or syscall(3) the shim would treat the process as
+ * sandboxed and make no copies at all. */
+static int refuse_copy_file_range(void)
+{
+    struct sock_filter prog[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_copy_file_range, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog fp = {sizeof prog / sizeof prog[0], prog};
+    long r;
+#if defined(__x86_64__)
+    /* prctl wants its unused arguments zero. */
+    register long r10 __asm__("r10") = 0;
+    register long r8 __asm__("r8") = 0;
+    __asm__ volatile("syscall" : "=a"(r) : "0"((long)SYS_prctl), "D"((long)PR_SET_NO_NEW_PRIVS), "S"(1L),
+                     "d"(0L), "r"(r10), "r"(r8) : "rcx", "r11", "memory");
+    if (r != 0)
+        return -1;
+    __asm__ volatile("syscall" : "=a"(r) : "0"((long)SYS_prctl), "D"((long)PR_SET_SECCOMP),
+                     "S"((long)SECCOMP_MODE_FILTER), "d"(&fp), "r"(r10), "r"(r8) : "rcx", "r11", "memory");
+    return r == 0 ? 0 : -1;
+#else
+    (void)fp, (void)r;
+    return -1;
+#endif
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2 || (strcmp(argv[1], "plain") != 0 && strcmp(argv[1], "nocfr") != 0)) {
+        fprintf(stderr, "usage: spool_copy plain | nocfr\n");
+        return 2;
+    }
+    if (strcmp(argv[1], "nocfr") == 0) {
+        if (refuse_copy_file_range() != 0) {
+            fprintf(stderr, "spool_copy: cannot install a seccomp filter\n");
+            return 3;
+        }
+        if (syscall(SYS_copy_file_range, -1, NULL, -1, NULL, (size_t)1, 0u) != -1 || errno != ENOSYS) {
+            fprintf(stderr, "spool_copy: the filter does not refuse copy_file_range\n");
+            return 1;
+        }
+    }
+    for (int i = 0; i < 16; i++) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, thread_main, NULL) != 0 || pthread_join(t, NULL) != 0) {
+            fprintf(stderr, "spool_copy: thread %d failed\n", i);
+            return 1;
+        }
+    }
+    if (heapprof_dump && heapprof_dump() != 0) {
+        fprintf(stderr, "spool_copy: heapprof_dump failed\n");
+        return 1;
+    }
+    for (int k = 0; k < 2; k++) {
+        fflush(stdout);
+        pid_t p = fork();
+        if (p < 0)
+            return 1;
+        if (p == 0) {
+            sink = malloc(10);
+            free(sink);
+            exit(0);
+        }
+        int st;
+        if (waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+            fprintf(stderr, "spool_copy: child %d failed\n", k);
+            return 1;
+        }
+    }
+    printf("done\n");
+    return 0;
+}
