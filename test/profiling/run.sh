@@ -570,10 +570,11 @@ else
 fi
 
 # The spool's records copied into an API dump and into forked children's profiles: by the
-# kernel (copy_file_range), and by reads and writes where that call fails (nocfr: a seccomp
-# filter installed behind the shim's back refuses it). Every profile holds all 32,768 blocks.
+# kernel (copy_file_range), and by reads and writes under a seccomp filter the shim did not see
+# installed (filtered: it kills the process on copy_file_range). Every profile holds all
+# 32,768 blocks.
 gcc -O1 -g -fno-omit-frame-pointer -pthread -Ishim -o "$out/gcc/spool_copy" test/profiling/spool_copy.c
-for mode in plain nocfr; do
+for mode in plain filtered; do
     name=spool-copy-$mode
     rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
     timeout -k 5 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:hib_table_size=16:hib_table_ways=2" \
