@@ -283,7 +283,7 @@ static HP_COLD int page_mapped(uintptr_t a)
 {
     /* Under a seccomp filter mincore may be refused or fatal: a clear bit then means foreign,
      * as a refused mincore would have said. */
-    if (__atomic_load_n(&hp_sandboxed, __ATOMIC_RELAXED))
+    if (__atomic_load_n(&hp_filtered, __ATOMIC_RELAXED))
         return 0;
     hp_count(&hp_counters.page_probes);
     unsigned char vec;

@@ -151,8 +151,10 @@ static void before_sandbox(void)
 /* After the request: a filter in place (or one the kernel says it put there). */
 static void after_sandbox(long r)
 {
-    if (r >= 0)
+    if (r >= 0) {
+        __atomic_store_n(&hp_filtered, 1, __ATOMIC_RELAXED);
         __atomic_store_n(&hp_sandboxed, 1, __ATOMIC_RELAXED);
+    }
 }
 
 #if defined(__x86_64__)

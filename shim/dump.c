@@ -254,40 +254,6 @@ static int same_file(int fd, uint64_t dev, uint64_t ino)
  * it) and where it fails (a kernel or file system without it, an O_APPEND target), reads and
  * writes take over from where it stopped. Buffers in this file are static: dumps may run in a signal handler on a
  * small alternate stack; dump_lock and spool_lock serialise their users. */
-/* Is the process under a seccomp filter? One the shim did not see installed (inherited across
- * exec, or installed with a raw system call) may kill on calls it does not list, and
- * copy_file_range is listed far less often than reads and writes. Not knowing counts as yes. */
-static int seccomp_filtered(void)
-{
-    static char buf[8192]; /* under spool_lock */
-    long fd = hp_open_proc_self("status");
-    if (fd < 0)
-        return 1;
-    size_t len = 0;
-    for (;;) {
-        long r = syscall(SYS_read, (int)fd, buf + len, sizeof buf - 1 - len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        len += (size_t)r;
-        if (len == sizeof buf - 1)
-            break;
-    }
-    syscall(SYS_close, (int)fd);
-    buf[len] = 0;
-    static const char key[] = "Seccomp:";
-    for (const char *p = buf; *p; p++) {
-        if ((p == buf || p[-1] == '\n') && hp_strncmp(p, key, sizeof key - 1) == 0) {
-            p += sizeof key - 1;
-            while (*p == ' ' || *p == '\t')
-                p++;
-            return *p != '0';
-        }
-    }
-    return 1;
-}
-
 static uint64_t copy_spool(int from, uint64_t records, int to, struct writer *w)
 {
     static char buf[64 << 10];
@@ -305,7 +271,8 @@ static uint64_t copy_spool(int from, uint64_t records, int to, struct writer *w)
     if (((uint64_t)st.st_size - off) / rec < records)
         records = ((uint64_t)st.st_size - off) / rec; /* no partial record is ever copied */
     uint64_t want = records * rec, done = 0;
-    while (done < want && (done || !seccomp_filtered())) {
+    /* Asked at each copy: a filter may have come since the start, unseen. */
+    while (done < want && (done || (!hp_filtered && hp_seccomp_mode() == 0))) {
         int64_t in = (int64_t)(off + done); /* the kernel's loff_t */
         long r = syscall(SYS_copy_file_range, from, &in, to, NULL, (size_t)(want - done), 0u);
         if (r <= 0)

@@ -139,6 +139,9 @@ static void do_init(void)
             hp_be.free(r);
     }
     hp_clock_init();
+    /* A filter the process started under (hp_filtered). */
+    if (hp_seccomp_mode() > 0)
+        hp_filtered = 1;
     hp_meta_init(hp_opt.metadata_budget_mb << 20);
     if (hp_opt.profile) {
         hp_stack_init();

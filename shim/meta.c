@@ -107,7 +107,7 @@ void *hp_meta_map(size_t size)
 uint64_t hp_meta_resident(void)
 {
     /* No mincore under a seccomp filter: what is in use stands in for what is resident. */
-    if (__atomic_load_n(&hp_sandboxed, __ATOMIC_RELAXED))
+    if (__atomic_load_n(&hp_filtered, __ATOMIC_RELAXED))
         return hp_meta_used();
     static unsigned char vec[4096];
     static hp_lock_t vec_lock = HP_LOCK_INIT;

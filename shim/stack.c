@@ -249,7 +249,7 @@ static uintptr_t walk_limit_other(uintptr_t sp)
     unsigned char vec[64];
     int saved = errno;
     uintptr_t limit = sp;
-    if (__atomic_load_n(&hp_sandboxed, __ATOMIC_RELAXED))
+    if (__atomic_load_n(&hp_filtered, __ATOMIC_RELAXED))
         return page + 4096; /* no mincore under a seccomp filter: sp's own page is mapped */
     for (unsigned i = 0; i < sizeof pages / sizeof pages[0]; i++)
         if (mincore((void *)page, (size_t)pages[i] * 4096, vec) == 0) {
@@ -472,6 +472,14 @@ void hp_stack_init(void)
     if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > main_stack_limit)
         main_stack_limit = rl.rlim_cur;
     hp_maps_refresh(1);
+#if defined(__x86_64__)
+    /* libunwind checks addresses with mincore (hp_stack_before_sandbox). */
+    if (hp_filtered && hp_strcmp(hp_opt.unwinder, "libunwind") == 0) {
+        hp_info("unwinder=libunwind: the process runs under a seccomp filter, which may forbid "
+                "libunwind's mincore; using the cfi unwinder");
+        hp_strlcpy(hp_opt.unwinder, "cfi", sizeof hp_opt.unwinder);
+    }
+#endif
     if (hp_strcmp(hp_opt.unwinder, "cfi") == 0) {
 #if defined(__x86_64__)
         hp_cfi_init();

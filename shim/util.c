@@ -342,6 +342,44 @@ void *hp_next_fn(void **slot, const char *name)
 
 int hp_proc_fd = -1;
 int hp_sandboxed; /* set in creds.c */
+int hp_filtered;  /* set at init and in creds.c */
+
+int hp_seccomp_mode(void)
+{
+    static char buf[8192]; /* status is about 1.5 KiB */
+    static hp_lock_t buf_lock = HP_LOCK_INIT;
+    long fd = hp_open_proc_self("status");
+    if (fd < 0)
+        return -1;
+    hp_lock(&buf_lock);
+    size_t len = 0;
+    for (;;) {
+        long r = syscall(SYS_read, (int)fd, buf + len, sizeof buf - 1 - len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+        if (len == sizeof buf - 1)
+            break;
+    }
+    syscall(SYS_close, (int)fd);
+    buf[len] = 0;
+    static const char key[] = "Seccomp:";
+    int mode = -1;
+    for (const char *p = buf; *p; p++) {
+        if ((p == buf || p[-1] == '\n') && hp_strncmp(p, key, sizeof key - 1) == 0) {
+            p += sizeof key - 1;
+            while (*p == ' ' || *p == '\t')
+                p++;
+            if (*p >= '0' && *p <= '2')
+                mode = *p - '0';
+            break;
+        }
+    }
+    hp_unlock(&buf_lock);
+    return mode;
+}
 
 long hp_open_proc_self(const char *name)
 {

@@ -61,6 +61,14 @@ void *hp_vdso_sym(const char *name);
  * into the file made just before, by write(2) alone (dump.c). Stays set in forked children,
  * which keep the filter. */
 extern int hp_sandboxed;
+/* The process runs under a seccomp filter: one it installed (hp_sandboxed) or one it started
+ * under (inherited across exec, as systemd's SystemCallFilter= and man-db's children are),
+ * which the shim learns at start from /proc/self/status. Such a filter lists what the program
+ * itself calls; the shim then makes no call a program seldom makes (mincore, copy_file_range),
+ * since an unlisted call may kill the process. */
+extern int hp_filtered;
+/* The process's seccomp mode from /proc/self/status: 0 none, 1 strict, 2 filter; -1 unknown. */
+int hp_seccomp_mode(void);
 void *hp_next_fn(void **slot, const char *name);
 
 static inline uint64_t hp_mix64(uint64_t x)

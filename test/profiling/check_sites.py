@@ -4,7 +4,7 @@ those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXT
 KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | sigdump |
 interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads | ext_api | killed | killed_early | vfork_kill |
 drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sandbox_prctl |
-sandbox_syscall | sandbox_evict | spool_copy | sanitized | asan_lib | peak_kill | rjem | rjem_off |
+sandbox_syscall | sandbox_evict | spool_copy | filtered | sanitized | asan_lib | peak_kill | rjem | rjem_off |
 ctor_alloc.
 Prints one line per failed expectation and exits 1 if there was any."""
 import json
@@ -312,6 +312,13 @@ def main():
         expect("foreign or double frees", summ["foreign_frees"] == 0 and summ["double_frees"] == 0)
         expect(f"backend {doc['process']['backend']}, expected patched",
                doc["process"]["backend"] == "patched")
+    elif kind == "filtered":
+        # filtered.c: run under an inherited filter that kills on mincore and copy_file_range.
+        sites = by_site(doc)
+        site(sites, "site_filtered", alloc_count=110, total_size=20000, live_count=10,
+             live_size=10000, min_size=100, max_size=1000)
+        site(sites, "site_altstack", alloc_count=5, total_size=250, live_count=0)
+        site(sites, "site_thread", alloc_count=30, total_size=9000, live_count=0)
     elif kind == "spool_copy":
         # spool_copy.c: 16 threads, each once from the 2,048 stacks; the spool's records are
         # copied into API dumps and forked children (EXTRA: the dump_reason expected).

@@ -603,6 +603,28 @@ for mode in plain filtered; do
     done
 done
 
+# A program started under a seccomp filter it inherited (installed before exec, unseen by the
+# shim) that kills on mincore and copy_file_range: the shim reads the filter from
+# /proc/self/status and keeps away from both (they killed every such process at its exit
+# dump). With libunwind, which calls mincore, the cfi walk takes over.
+gcc -O1 -g -fno-omit-frame-pointer -pthread -o "$out/gcc/filtered" test/profiling/filtered.c
+for unw in cfi fp libunwind; do
+    name=filtered-$unw
+    rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+    timeout 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:unwinder=$unw" LD_PRELOAD="$shim" \
+        "$out/gcc/filtered" >"$tmp/$name.out" 2>"$tmp/$name.err"
+    st=$?
+    if [ $st = 3 ]; then
+        echo "skip $name: seccomp filters cannot be installed here ($(head -c 200 "$tmp/$name.err"))"
+    elif [ $st != 0 ] || [ "$(cat "$tmp/$name.out")" != done ]; then
+        bad "$name" "exit status $st ($(kill -l $((st - 128)) 2>/dev/null)), $(head -c 300 "$tmp/$name.err")"
+    elif [ "$(ls "$tmp/$name" | wc -l)" -ne 1 ]; then
+        bad "$name" "files: $(ls "$tmp/$name" | tr '\n' ' '), expected one profile"
+    else
+        check "$name" filtered "$tmp/$name"/p.*.hpf
+    fi
+done
+
 # A worker that puts itself under a seccomp filter that kills on system calls it does not list
 # and refuses every open (man-db's and OpenSSH's sandboxes): the shim must neither get it killed
 # (reading /proc, mincore, a new profile file) nor lose what it allocated after the filter. The

@@ -13,6 +13,9 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
 
 /* ---------- hp_fmt ---------- */
 
@@ -358,6 +361,23 @@ START_TEST(test_open_proc_self_after_chroot)
 }
 END_TEST
 
+/* The seccomp mode from /proc/self/status: what prctl says, 2 once a filter is in place (an
+ * allow-all one, in this test's own process), unknown (-1) once /proc may not be read. */
+START_TEST(test_seccomp_mode)
+{
+    ck_assert_int_eq(hp_seccomp_mode(), prctl(PR_GET_SECCOMP, 0, 0, 0, 0));
+    struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    struct sock_fprog fp = {1, &allow};
+    ck_assert_int_eq(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp, 0, 0) != 0)
+        return; /* no seccomp here: nothing more to test */
+    ck_assert_int_eq(hp_seccomp_mode(), 2);
+    hp_sandboxed = 1;
+    ck_assert_int_eq(hp_seccomp_mode(), -1);
+    hp_sandboxed = 0;
+}
+END_TEST
+
 /* Which descriptor 2 takes messages: the one at init, streams, files opened for appending. */
 START_TEST(test_log_fd_fit)
 {
@@ -451,6 +471,7 @@ int main(void)
     tcase_add_test(tc, test_write_all_error_keeps_errno);
     tcase_add_test(tc, test_open_proc_self);
     tcase_add_test(tc, test_open_proc_self_after_chroot);
+    tcase_add_test(tc, test_seccomp_mode);
     tcase_add_test(tc, test_log_fd_fit);
     tcase_add_test(tc, test_next_fn);
     tcase_add_test(tc, test_vdso_sym);
