@@ -252,8 +252,8 @@ static int same_file(int fd, uint64_t dev, uint64_t ino)
  * page cache to page cache, no trip through this process; a spool of 600k records took 0.7 s
  * per forked child through 8 KiB reads and writes); under a seccomp filter (which may kill on
  * it) and where it fails (a kernel or file system without it, an O_APPEND target), reads and
- * writes take over from where it stopped. Buffers in this file are static: dumps may run in a signal handler on a
- * small alternate stack; dump_lock and spool_lock serialise their users. */
+ * writes take over from where it stopped. Buffers in this file are static: dumps may run in a
+ * signal handler on a small alternate stack; dump_lock and spool_lock serialise their users. */
 static uint64_t copy_spool(int from, uint64_t records, int to, struct writer *w)
 {
     static char buf[64 << 10];

@@ -346,12 +346,17 @@ int hp_filtered;  /* set at init and in creds.c */
 
 int hp_seccomp_mode(void)
 {
+    /* Static (a dump may ask on a small signal stack); a caller that finds it in use (a
+     * signal handler's dump that interrupted another) hears "unknown" rather than wait. */
     static char buf[8192]; /* status is about 1.5 KiB */
     static hp_lock_t buf_lock = HP_LOCK_INIT;
-    long fd = hp_open_proc_self("status");
-    if (fd < 0)
+    if (!hp_trylock(&buf_lock))
         return -1;
-    hp_lock(&buf_lock);
+    long fd = hp_open_proc_self("status");
+    if (fd < 0) {
+        hp_unlock(&buf_lock);
+        return -1;
+    }
     size_t len = 0;
     for (;;) {
         long r = syscall(SYS_read, (int)fd, buf + len, sizeof buf - 1 - len);
