@@ -249,8 +249,11 @@ static uintptr_t walk_limit_other(uintptr_t sp)
     unsigned char vec[64];
     int saved = errno;
     uintptr_t limit = sp;
-    if (__atomic_load_n(&hp_filtered, __ATOMIC_RELAXED))
-        return page + 4096; /* no mincore under a seccomp filter: sp's own page is mapped */
+    /* No mincore under a filter the process installed (hp_sandboxed): sp's own page is
+     * mapped. A filter it started under (hp_filtered) is most often a container's, which
+     * allows mincore; walks on coroutine stacks keep their depth there. */
+    if (__atomic_load_n(&hp_sandboxed, __ATOMIC_RELAXED))
+        return page + 4096;
     for (unsigned i = 0; i < sizeof pages / sizeof pages[0]; i++)
         if (mincore((void *)page, (size_t)pages[i] * 4096, vec) == 0) {
             limit = page + (uintptr_t)pages[i] * 4096;
@@ -475,8 +478,8 @@ void hp_stack_init(void)
 #if defined(__x86_64__)
     /* libunwind checks addresses with mincore (hp_stack_before_sandbox). */
     if (hp_filtered && hp_strcmp(hp_opt.unwinder, "libunwind") == 0) {
-        hp_info("unwinder=libunwind: the process runs under a seccomp filter, which may forbid "
-                "libunwind's mincore; using the cfi unwinder");
+        hp_warn("unwinder=libunwind: the process runs under a seccomp filter, which may forbid "
+                "libunwind's mincore; using the cfi unwinder (same stacks)");
         hp_strlcpy(hp_opt.unwinder, "cfi", sizeof hp_opt.unwinder);
     }
 #endif

@@ -64,8 +64,9 @@ extern int hp_sandboxed;
 /* The process runs under a seccomp filter: one it installed (hp_sandboxed) or one it started
  * under (inherited across exec, as systemd's SystemCallFilter= and man-db's children are),
  * which the shim learns at start from /proc/self/status. Such a filter lists what the program
- * itself calls; the shim then makes no call a program seldom makes (mincore, copy_file_range),
- * since an unlisted call may kill the process. */
+ * itself calls; the shim then keeps away from calls a program seldom makes where it can do
+ * without them (mincore for the metadata's resident size, for foreign page-start frees and in
+ * libunwind; copy_file_range), since an unlisted call may kill the process. */
 extern int hp_filtered;
 /* The process's seccomp mode from /proc/self/status: 0 none, 1 strict, 2 filter; -1 unknown. */
 int hp_seccomp_mode(void);

@@ -317,7 +317,6 @@ def main():
         sites = by_site(doc)
         site(sites, "site_filtered", alloc_count=110, total_size=20000, live_count=10,
              live_size=10000, min_size=100, max_size=1000)
-        site(sites, "site_altstack", alloc_count=5, total_size=250, live_count=0)
         site(sites, "site_thread", alloc_count=30, total_size=9000, live_count=0)
     elif kind == "spool_copy":
         # spool_copy.c: 16 threads, each once from the 2,048 stacks; the spool's records are
