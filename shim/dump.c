@@ -279,6 +279,8 @@ static uint64_t copy_spool(int from, uint64_t records, int to, struct writer *w)
             break;
         done += (uint64_t)r;
     }
+    if (w)
+        w->total += done;
     while (done < want) {
         size_t n = want - done > sizeof buf ? sizeof buf : (size_t)(want - done);
         long r = syscall(SYS_pread64, from, buf, n, (long)(off + done));
@@ -286,11 +288,12 @@ static uint64_t copy_spool(int from, uint64_t records, int to, struct writer *w)
             continue;
         if (r <= 0)
             break;
-        hp_write_all(to, buf, (size_t)r);
+        if (w)
+            w_bytes(w, buf, (size_t)r); /* a failed write is the writer's error (w->err) */
+        else
+            hp_write_all(to, buf, (size_t)r);
         done += (uint64_t)r;
     }
-    if (w)
-        w->total += done;
     return done / rec;
 }
 
