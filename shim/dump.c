@@ -161,24 +161,6 @@ static void w_file_header(struct writer *w)
 
 /* ---------- paths ---------- */
 
-static long read_proc_self(const char *name, char *buf, size_t cap)
-{
-    int fd = (int)hp_open_proc_self(name);
-    if (fd < 0)
-        return -1;
-    size_t have = 0;
-    for (;;) {
-        long r = syscall(SYS_read, fd, buf + have, cap - have);
-        if (r <= 0)
-            break;
-        have += (size_t)r;
-        if (have == cap)
-            break;
-    }
-    syscall(SYS_close, fd);
-    return (long)have;
-}
-
 static void expand_path(void)
 {
     char pid[16];
@@ -548,7 +530,7 @@ static void write_process(struct writer *w, int reason, uint32_t now_ms)
 {
     static char cmdline[8192];
     static long cmdline_len; /* of the last read: /proc cannot be read under a seccomp filter */
-    long n = read_proc_self("cmdline", cmdline, sizeof cmdline);
+    long n = hp_read_proc_self("cmdline", cmdline, sizeof cmdline);
     if (n < 0)
         n = cmdline_len;
     cmdline_len = n;

@@ -352,23 +352,11 @@ int hp_seccomp_mode(void)
     static hp_lock_t buf_lock = HP_LOCK_INIT;
     if (!hp_trylock(&buf_lock))
         return -1;
-    long fd = hp_open_proc_self("status");
-    if (fd < 0) {
+    long len = hp_read_proc_self("status", buf, sizeof buf - 1);
+    if (len < 0) {
         hp_unlock(&buf_lock);
         return -1;
     }
-    size_t len = 0;
-    for (;;) {
-        long r = syscall(SYS_read, (int)fd, buf + len, sizeof buf - 1 - len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        len += (size_t)r;
-        if (len == sizeof buf - 1)
-            break;
-    }
-    syscall(SYS_close, (int)fd);
     buf[len] = 0;
     static const char key[] = "Seccomp:";
     int mode = -1;
@@ -401,6 +389,24 @@ long hp_open_proc_self(const char *name)
     }
     hp_fmt(path, sizeof path, "/proc/self/%s", name);
     return hp_sys_open(path, O_RDONLY | O_CLOEXEC, 0);
+}
+
+long hp_read_proc_self(const char *name, char *buf, size_t cap)
+{
+    int fd = (int)hp_open_proc_self(name);
+    if (fd < 0)
+        return -1;
+    size_t have = 0;
+    while (have < cap) {
+        long r = syscall(SYS_read, fd, buf + have, cap - have);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        have += (size_t)r;
+    }
+    syscall(SYS_close, fd);
+    return (long)have;
 }
 
 /* The vDSO is a small complete ELF object in memory: its dynamic section names the symbol and

@@ -100,4 +100,6 @@ long hp_sys_open(const char *path, int flags, int mode);
  * from before it) through that descriptor, as /proc is usually not inside the new root. */
 extern int hp_proc_fd;
 long hp_open_proc_self(const char *name);
+/* Up to cap bytes of /proc/self/NAME into buf; how many, or -1 when it cannot be opened. */
+long hp_read_proc_self(const char *name, char *buf, size_t cap);
 #endif

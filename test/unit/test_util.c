@@ -330,6 +330,14 @@ START_TEST(test_open_proc_self)
     errno = 0;
     ck_assert_int_lt(hp_open_proc_self("no-such-entry"), 0);
     ck_assert_int_eq(errno, ENOENT);
+    /* hp_read_proc_self: the whole file, or as much as fits. */
+    char b[4096];
+    long n = hp_read_proc_self("cmdline", b, sizeof b - 1);
+    ck_assert_int_gt(n, 0);
+    b[n] = 0;
+    ck_assert_ptr_nonnull(strstr(b, "test_util"));
+    ck_assert_int_eq(hp_read_proc_self("cmdline", b, 3), 3);
+    ck_assert_int_lt(hp_read_proc_self("no-such-entry", b, sizeof b), 0);
 }
 END_TEST
 
