@@ -254,7 +254,8 @@ static uint64_t copy_spool(int from, uint64_t records, int to, struct writer *w)
         records = ((uint64_t)st.st_size - off) / rec; /* no partial record is ever copied */
     uint64_t want = records * rec, done = 0;
     /* Asked at each copy: a filter may have come since the start, unseen. */
-    while (done < want && (done || (!hp_filtered && hp_seccomp_mode() == 0))) {
+    int by_kernel = want && !hp_filtered && hp_seccomp_mode() == 0;
+    while (by_kernel && done < want) {
         int64_t in = (int64_t)(off + done); /* the kernel's loff_t */
         long r = syscall(SYS_copy_file_range, from, &in, to, NULL, (size_t)(want - done), 0u);
         if (r <= 0)
