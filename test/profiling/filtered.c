@@ -14,14 +14,12 @@
  *   site_filtered   100 blocks of 100 bytes, freed; 10 of 1000 bytes, leaked
  *   site_thread     30 blocks of 300 bytes, freed, in a second thread
  * and prints "done". */
-#include <linux/filter.h>
-#include <linux/seccomp.h>
+#include "unseen_filter.h"
+
 #include <pthread.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -65,39 +63,14 @@ static int child(void)
     return 0;
 }
 
-#define KILL_ON(nr) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS)
-
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "child") == 0)
         return child();
-    struct sock_filter prog[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        KILL_ON(SYS_mincore),
-        KILL_ON(SYS_copy_file_range),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog fp = {sizeof prog / sizeof prog[0], prog};
-#if defined(__x86_64__)
-    /* With the syscall instruction itself: the shim interposes prctl and syscall(3), and would
-     * see a filter installed through them. prctl wants its unused arguments zero. */
-    long r;
-    register long r10 __asm__("r10") = 0;
-    register long r8 __asm__("r8") = 0;
-    __asm__ volatile("syscall" : "=a"(r) : "0"((long)SYS_prctl), "D"((long)PR_SET_NO_NEW_PRIVS), "S"(1L),
-                     "d"(0L), "r"(r10), "r"(r8) : "rcx", "r11", "memory");
-    if (r == 0)
-        __asm__ volatile("syscall" : "=a"(r) : "0"((long)SYS_prctl), "D"((long)PR_SET_SECCOMP),
-                         "S"((long)SECCOMP_MODE_FILTER), "d"(&fp), "r"(r10), "r"(r8) : "rcx", "r11", "memory");
-    if (r != 0) {
-        fprintf(stderr, "filtered: cannot install a seccomp filter (%ld)\n", r);
+    if (install_unseen_kill_filter((const long[]){SYS_mincore, SYS_copy_file_range}, 2) != 0) {
+        fprintf(stderr, "filtered: cannot install a seccomp filter\n");
         return 3;
     }
-#else
-    (void)fp;
-    fprintf(stderr, "filtered: x86_64 only\n");
-    return 3;
-#endif
     execl("/proc/self/exe", argv[0], "child", (char *)NULL);
     perror("filtered: exec");
     return 1;

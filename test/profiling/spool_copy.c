@@ -12,15 +12,12 @@
  * and make its copies by reading and writing. Exit
  * status 3 when no filter can be installed. Prints "done". */
 #include "heapprof.h"
+#include "unseen_filter.h"
 
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <pthread.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -52,43 +49,13 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
-/* Every call allowed but copy_file_range, which kills the process. Installed with the syscall
- * instruction itself: through prctl or syscall(3) the shim would treat the process as
- * sandboxed and make no copies at all. */
-static int kill_on_copy_file_range(void)
-{
-    struct sock_filter prog[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_copy_file_range, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog fp = {sizeof prog / sizeof prog[0], prog};
-    long r;
-#if defined(__x86_64__)
-    /* prctl wants its unused arguments zero. */
-    register long r10 __asm__("r10") = 0;
-    register long r8 __asm__("r8") = 0;
-    __asm__ volatile("syscall" : "=a"(r) : "0"((long)SYS_prctl), "D"((long)PR_SET_NO_NEW_PRIVS), "S"(1L),
-                     "d"(0L), "r"(r10), "r"(r8) : "rcx", "r11", "memory");
-    if (r != 0)
-        return -1;
-    __asm__ volatile("syscall" : "=a"(r) : "0"((long)SYS_prctl), "D"((long)PR_SET_SECCOMP),
-                     "S"((long)SECCOMP_MODE_FILTER), "d"(&fp), "r"(r10), "r"(r8) : "rcx", "r11", "memory");
-    return r == 0 ? 0 : -1;
-#else
-    (void)fp, (void)r;
-    return -1;
-#endif
-}
-
 int main(int argc, char **argv)
 {
     if (argc != 2 || (strcmp(argv[1], "plain") != 0 && strcmp(argv[1], "filtered") != 0)) {
         fprintf(stderr, "usage: spool_copy plain | filtered\n");
         return 2;
     }
-    if (strcmp(argv[1], "filtered") == 0 && kill_on_copy_file_range() != 0) {
+    if (strcmp(argv[1], "filtered") == 0 && install_unseen_kill_filter((const long[]){SYS_copy_file_range}, 1) != 0) {
         fprintf(stderr, "spool_copy: cannot install a seccomp filter\n");
         return 3;
     }
