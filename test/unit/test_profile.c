@@ -15,6 +15,7 @@
 
 #include <elf.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -669,6 +670,86 @@ START_TEST(test_threads)
 }
 END_TEST
 
+/* Dumps fold every thread's cache in while the threads go on allocating: owners enter their
+ * caches without a lock (membarrier), so this checks that no event is lost or torn, before and
+ * after the switch to locks that a seccomp filter brings. */
+#define BUSY_PER 60000
+static volatile int busy_started;
+
+static void *busy_worker(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    __atomic_add_fetch(&busy_started, 1, __ATOMIC_RELAXED);
+    for (int i = 0; i < BUSY_PER; i++) {
+        int k = i % 2;
+        uint64_t size = 16 + (uint64_t)k * 1000 + (uint64_t)t;
+        uint32_t id = site(k)(size, (uint32_t)i, (uint32_t)t);
+        if (i % 4 != 3 && id)
+            hp_profile_free(id, size, (uint32_t)i, (uint32_t)t);
+    }
+    return NULL;
+}
+
+static void flush_during_events(int switch_midway)
+{
+    init_profiler("output=:verbosity=0:peak_slack_kb=1");
+    ck_assert_int_eq(hp_profile_owners_unlocked(), 1);
+    hp_note_threads();
+    pthread_t th[NT];
+    for (int t = 0; t < NT; t++)
+        ck_assert_int_eq(pthread_create(&th[t], NULL, busy_worker, (void *)(intptr_t)t), 0);
+    while (__atomic_load_n(&busy_started, __ATOMIC_RELAXED) < NT)
+        sched_yield();
+    int flushes = 0;
+    for (int t = 0; t < NT; t++) {
+        while (pthread_tryjoin_np(th[t], NULL) != 0) {
+            hp_profile_flush_all();
+            if (++flushes == 20 && switch_midway)
+                hp_profile_before_sandbox();
+        }
+    }
+    hp_profile_flush_all();
+    ck_assert_int_eq(hp_profile_owners_unlocked(), !switch_midway || flushes < 20);
+    ck_assert_int_gt(flushes, 2);
+    ck_assert_uint_eq(hp_counters.unprofiled_allocs, 0);
+    ck_assert_uint_eq(hp_prof.total_allocs, NT * BUSY_PER);
+    ck_assert_uint_eq(hp_prof.total_frees, NT * BUSY_PER * 3 / 4);
+    uint64_t bytes[2] = {0, 0}, live[2] = {0, 0};
+    for (int t = 0; t < NT; t++)
+        for (int i = 0; i < BUSY_PER; i++) {
+            int k = i % 2;
+            uint64_t size = 16 + (uint64_t)k * 1000 + (uint64_t)t;
+            bytes[k] += size;
+            if (i % 4 == 3)
+                live[k] += size;
+        }
+    ck_assert_uint_eq(hp_prof.total_bytes, bytes[0] + bytes[1]);
+    ck_assert_int_eq(hp_prof.live_size, (int64_t)(live[0] + live[1]));
+    ck_assert_int_eq(hp_prof.live_count, NT * BUSY_PER / 4);
+    struct hibs s;
+    s.n = 0;
+    hp_table_foreach(collect, &s);
+    for (uint32_t id = 1; id < hp_prof.next_id; id++) {
+        if (!hp_prof.by_id[id])
+            continue;
+        struct hp_ctx *c = ctx(id);
+        int k = c->pcs[0] == site_pc(0) ? 0 : 1;
+        ck_assert_uint_eq(c->allocs, NT * BUSY_PER / 2);
+        ck_assert_uint_eq(c->bytes, bytes[k]);
+        ck_assert_int_eq(c->live_count, k ? NT * BUSY_PER / 4 : 0);
+        const struct hpf_hib *h = hib_of(&s, id);
+        ck_assert_ptr_nonnull(h);
+        ck_assert_uint_eq(h->alloc_count, k ? NT * BUSY_PER / 4 : NT * BUSY_PER / 2);
+        ck_assert_uint_eq(h->total_size, bytes[k] - live[k]);
+    }
+}
+
+START_TEST(test_flush_during_events) { flush_during_events(0); }
+END_TEST
+
+START_TEST(test_flush_during_events_switch) { flush_during_events(1); }
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("profile");
@@ -686,6 +767,8 @@ int main(void)
     tcase_add_test(tc, test_context_limit);
     tcase_add_test(tc, test_reentrant_calls);
     tcase_add_test(tc, test_threads);
+    tcase_add_test(tc, test_flush_during_events);
+    tcase_add_test(tc, test_flush_during_events_switch);
     suite_add_tcase(s, tc);
     return hp_unit_run(s);
 }
