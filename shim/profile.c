@@ -510,13 +510,21 @@ static void remote_begin(struct hp_thread *first, int with_asym)
         while (hp_now_ms() - start < 2)
             hp_cpu_relax();
     }
+    struct hp_thread *self = hp_tls.thread;
     for (struct hp_thread *t = first; t; t = t->next_all) {
+        /* This thread's own cache is busy only when a fault or a signal interrupted its event
+         * (a crash being written): waiting would never end. Nor does any wait while crashing
+         * last more than about a second, as for the shim's locks (hp_lock_slow). */
         unsigned spins = 0;
-        while (__atomic_load_n(&t->busy, __ATOMIC_ACQUIRE))
-            if (++spins % 64 == 0)
-                sched_yield();
-            else
+        while (t != self && __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE)) {
+            if (++spins < 64) {
                 hp_cpu_relax();
+            } else {
+                sched_yield();
+                if (HP_UNLIKELY(hp_crashing) && spins > 200000)
+                    break;
+            }
+        }
     }
 }
 
