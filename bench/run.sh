@@ -4,7 +4,8 @@
 # Usage: sh bench/run.sh [--no-shim]     (from the repository root; `make bench` runs it)
 # Knobs (environment): BENCH_REPS=3 BENCH_EVENTS=5000000 BENCH_TIMEOUT=300
 #   BENCH_WORKLOADS="ab1 ab2 ab1-nofp ab2-nofp sqlite3 python3"
-#   BENCH_CONFIGS="bare shim shim-fp shim-lu heaptrack heaptrack-raw"  (shim: default unwinder)
+#   BENCH_CONFIGS="bare shim shim-fp shim-lu shim-p0 heaptrack heaptrack-raw"  (shim: default
+#   unwinder; shim-p0: profile=0, the headers and entry points without profiling)
 #   BENCH_HT_VMEM_KB=4194304 (address-space cap for heaptrack runs: its interpreter can run away)
 # Results: the tables go to stdout and build/bench/results.txt; logs of failed runs to
 # build/bench/logs/. Timings are wall seconds, best of BENCH_REPS; RSS is from the best run.
@@ -18,7 +19,7 @@ REPS=${BENCH_REPS:-3}
 EVENTS=${BENCH_EVENTS:-5000000}
 TIMEOUT=${BENCH_TIMEOUT:-300}
 WORKLOADS=${BENCH_WORKLOADS:-"ab1 ab2 ab1-nofp ab2-nofp sqlite3 python3"}
-CONFIGS=${BENCH_CONFIGS:-"bare shim shim-fp shim-lu heaptrack heaptrack-raw"}
+CONFIGS=${BENCH_CONFIGS:-"bare shim shim-fp shim-lu shim-p0 heaptrack heaptrack-raw"}
 HT_VMEM_KB=${BENCH_HT_VMEM_KB:-4194304}
 PY=/usr/bin/python3
 
@@ -36,7 +37,7 @@ done
 if [ $USE_SHIM = 1 ]; then
     [ -f "$SHIM" ] || die "$SHIM is missing: build it first (make shim), or pass --no-shim to measure only bare and heaptrack"
 else
-    CONFIGS=$(echo " $CONFIGS " | sed 's/ shim-lu / /; s/ shim-fp / /; s/ shim / /')
+    CONFIGS=$(echo " $CONFIGS " | sed 's/ shim-lu / /; s/ shim-fp / /; s/ shim-p0 / /; s/ shim / /')
     CONFIGS=$(echo $CONFIGS)
 fi
 for tool in /usr/bin/time timeout awk date; do
@@ -109,6 +110,7 @@ run_once() {
         HEAPPROF_OPTIONS="output=$dir/%p.hpf:unwinder=fp" $WL_CMD ;;
     shim-lu) set -- env $WL_ENV LD_PRELOAD="$SHIM" \
         HEAPPROF_OPTIONS="output=$dir/%p.hpf:unwinder=libunwind" $WL_CMD ;;
+    shim-p0) set -- env $WL_ENV LD_PRELOAD="$SHIM" HEAPPROF_OPTIONS="output=:profile=0" $WL_CMD ;;
     heaptrack) set -- sh -c 'ulimit -v "$0" && exec "$@"' "$HT_VMEM_KB" \
         env $WL_ENV heaptrack -o "$dir/ht" $WL_CMD ;;
     heaptrack-raw) set -- sh -c 'ulimit -v "$0" && exec "$@"' "$HT_VMEM_KB" \
@@ -133,7 +135,7 @@ run_once() {
         reason="timeout after ${TIMEOUT}s"
     elif [ $rc != 0 ]; then
         reason="exit status $rc"
-    elif [ "$cfg" != bare ] && [ "$nfiles" = 0 ]; then
+    elif [ "$cfg" != bare ] && [ "$cfg" != shim-p0 ] && [ "$nfiles" = 0 ]; then
         reason="no profile written"
     fi
     if [ -n "$reason" ]; then
@@ -144,7 +146,7 @@ run_once() {
         rm -f "$log"
         printf '  %-9s %-14s rep %s: %6ss wall %6ss cpu %7s KB RSS %10s B profile\n' "$wl" "$cfg" \
             "$rep" "$secs" "$cpu" "$rss" "$size" >&2
-        case $cfg in shim*)
+        case $cfg in shim-p0) ;; shim*)
             if [ ! -f "$RES/$wl.$cfg.stats" ] && [ -x "$REPORT" ]; then
                 "$REPORT" -f json "$dir"/*.hpf 2>/dev/null | $PY "$ROOT/bench/profile_stats.py" \
                     >"$RES/$wl.$cfg.stats" 2>/dev/null || rm -f "$RES/$wl.$cfg.stats"
@@ -318,6 +320,17 @@ scaling() {
             "$(cell_cpu "$wl" shim)" "$(cell_cpu "$wl" shim-fp)" "$(cell_cpu "$wl" shim-lu)" \
             "$(cell_cpu "$wl" heaptrack)" "$(cell_cpu "$wl" heaptrack-raw)"
     done
+    case " $CONFIGS " in *" shim-p0 "*)
+        echo
+        echo "headers only (profile=0): the shim's 32-byte headers and entry points without any"
+        echo "profiling, the floor under every profiled figure above (best wall, paired wall, best CPU)"
+        printf '%-9s | %-19s | %-19s | %-19s\n' workload "wall (best)" "wall (paired)" "CPU (best)"
+        printf '%s\n' "----------+---------------------+---------------------+--------------------"
+        for wl in $WORKLOADS; do
+            printf '%-9s | %-19s | %-19s | %-19s\n' "$wl" "$(cell_time "$wl" shim-p0 "")" \
+                "$(cell_paired "$wl" shim-p0)" "$(cell_cpu "$wl" shim-p0)"
+        done ;;
+    esac
     echo
     echo "stacks recorded by the shim (first good run): distinct contexts, mean frames per"
     echo "allocation, allocations without a stack"
