@@ -98,7 +98,6 @@ uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu);
 /* On free of a block whose header says it was profiled. */
 void hp_profile_free(uint32_t ctx, uint64_t size, uint32_t alloc_ms, uint32_t alloc_cpu);
 void hp_profile_fork_prepare(void);
-void hp_profile_before_sandbox(void); /* a seccomp filter comes next: no more membarrier */
 void hp_profile_fork_parent(void);
 void hp_profile_fork_child(void);
 void hp_note_threads(void); /* a second thread may exist from now on */

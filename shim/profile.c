@@ -13,13 +13,8 @@
 #include "options.h"
 #include "profile_internal.h"
 
-#include <errno.h>
-#include <linux/membarrier.h>
 #include <pthread.h>
-#include <sched.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 struct hp_prof hp_prof;
 
@@ -396,10 +391,7 @@ struct hp_thread {
     hp_lock_t lock;
     volatile uint32_t ndef;
     struct tentry *entries;
-    uint32_t tmask;    /* entries - 1 */
-    /* The owner's mark "in an event" and other threads' count of requests to look at this
-     * cache (owner_enter, remote_begin). */
-    volatile uint16_t busy, remote;
+    uint64_t tmask;    /* entries - 1 */
     int64_t pend_size, pend_count;
     uint64_t allocs, frees, bytes; /* not yet added to hp_prof's totals */
     /* The stack cache (allocations that miss the recent table). */
@@ -426,129 +418,6 @@ static hp_lock_t registry_lock = HP_LOCK_INIT;
 static uint64_t tmask_max; /* thread_cache_size - 1 */
 static pthread_key_t exit_key;
 static int exit_key_ok;
-
-/* ---------- who may touch a thread's cache ----------
- * A thread's cache belongs to its thread, but a dump (from any thread) and fork fold every
- * thread's cache in. The owner used to take its cache's lock around every event: a locked
- * instruction, which waits for every store before it (the backend's, the stack walk's) to
- * reach the cache, about a sixth of the shim's time on python3. Now the owner only marks
- * itself busy with a plain store and checks that no other thread asked for its cache; the
- * thread that asks (remote_begin) takes the lock, raises the request count, makes every
- * thread of the process execute a full memory barrier (membarrier(2)), and then waits until
- * the owner is not busy. The barrier orders each owner's "busy, then look for requests"
- * against the asker's "request, then look at busy" (the asymmetric form of Dekker's
- * algorithm): either the asker sees the owner busy and waits, or the owner sees the request
- * and takes the lock for its event instead, which the asker holds. Without membarrier (an old
- * kernel, a seccomp filter) owners take the lock as before (asym = 0). */
-static int asym;
-
-/* The full barrier on every thread of the process. 0, or -1 when the kernel refused it. */
-static int heavy_barrier(void)
-{
-#if defined(SYS_membarrier)
-    int saved = errno;
-    long r = syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-    errno = saved;
-    return r == 0 ? 0 : -1;
-#else
-    return -1;
-#endif
-}
-
-static void asym_init(void)
-{
-#if defined(SYS_membarrier)
-    /* Not under a seccomp filter, which may punish membarrier with death. */
-    if (__atomic_load_n(&hp_filtered, __ATOMIC_RELAXED))
-        return;
-    int saved = errno;
-    long r = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
-    errno = saved;
-    asym = r == 0;
-#endif
-}
-
-/* The owner's side, around each event on its own cache: returns 1 if it took the lock. */
-static inline int owner_enter(struct hp_thread *t)
-{
-    if (HP_LIKELY(__atomic_load_n(&asym, __ATOMIC_RELAXED))) {
-        __atomic_store_n(&t->busy, 1, __ATOMIC_RELAXED);
-        __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the other half of the fence: membarrier */
-        if (HP_LIKELY(__atomic_load_n(&t->remote, __ATOMIC_ACQUIRE) == 0))
-            return 0;
-        __atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
-    }
-    hp_lock(&t->lock);
-    return 1;
-}
-
-static inline void owner_leave(struct hp_thread *t, int locked)
-{
-    if (locked)
-        hp_unlock(&t->lock);
-    else
-        __atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
-}
-
-/* Another thread's side: take the caches of every thread from first on (the list is only
- * ever prepended to), each with its lock, and (with asym) wait until no owner is inside an
- * event. */
-static void remote_begin(struct hp_thread *first, int with_asym)
-{
-    for (struct hp_thread *t = first; t; t = t->next_all) {
-        hp_lock(&t->lock);
-        if (with_asym)
-            __atomic_add_fetch(&t->remote, 1, __ATOMIC_RELAXED);
-    }
-    if (!with_asym || !first)
-        return;
-    if (heavy_barrier() != 0) {
-        /* Refused after all (a filter installed behind the shim's back): stores reach the
-         * cache within microseconds, so after a millisecond or two every owner that missed
-         * the request shows as busy. */
-        uint32_t start = hp_now_ms();
-        while (hp_now_ms() - start < 2)
-            hp_cpu_relax();
-    }
-    struct hp_thread *self = hp_tls.thread;
-    for (struct hp_thread *t = first; t; t = t->next_all) {
-        /* This thread's own cache is busy only when a fault or a signal interrupted its event
-         * (a crash being written): waiting would never end. Nor does any wait while crashing
-         * last more than about a second, as for the shim's locks (hp_lock_slow). */
-        unsigned spins = 0;
-        while (t != self && __atomic_load_n(&t->busy, __ATOMIC_ACQUIRE)) {
-            if (++spins < 64) {
-                hp_cpu_relax();
-            } else {
-                sched_yield();
-                if (HP_UNLIKELY(hp_crashing) && spins > 200000)
-                    break;
-            }
-        }
-    }
-}
-
-static void remote_end(struct hp_thread *first, int with_asym)
-{
-    for (struct hp_thread *t = first; t; t = t->next_all) {
-        if (with_asym)
-            __atomic_sub_fetch(&t->remote, 1, __ATOMIC_RELEASE);
-        hp_unlock(&t->lock);
-    }
-}
-
-int hp_profile_owners_unlocked(void) { return __atomic_load_n(&asym, __ATOMIC_RELAXED); }
-
-/* A seccomp filter is about to be installed (creds.c), which may forbid membarrier: from now
- * on owners take their locks. Owners that saw asym a moment ago are waited for. */
-void hp_profile_before_sandbox(void)
-{
-    if (!__atomic_exchange_n(&asym, 0, __ATOMIC_ACQ_REL))
-        return;
-    struct hp_thread *first = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE);
-    remote_begin(first, 1);
-    remote_end(first, 1);
-}
 
 /* One thread: the first change to a context since the peak generation began. Its value until
  * now, the pushed counters plus this thread's deltas, is its value at the peak. */
@@ -1021,10 +890,10 @@ HP_HOT uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu
             *re = (struct scache_entry){h, id, 0};
     }
     if (HP_LIKELY(t != NULL)) {
-        int locked = owner_enter(t);
+        hp_lock(&t->lock);
         struct tentry *e = entry_for(t, c, id);
         if (HP_UNLIKELY(!e)) { /* cannot happen: the id came from the depot */
-            owner_leave(t, locked);
+            hp_unlock(&t->lock);
             hp_count(&hp_counters.unprofiled_allocs);
             tl->depth = 0;
             return 0;
@@ -1051,7 +920,7 @@ HP_HOT uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu
         maybe_publish(t, e, 1, now_ms);
         if (t->ndef)
             run_deferred(t);
-        owner_leave(t, locked);
+        hp_unlock(&t->lock);
     } else {
         hp_note_threads();
         __atomic_fetch_add(&c->allocs, 1, __ATOMIC_RELAXED);
@@ -1108,11 +977,11 @@ HP_HOT void hp_profile_free(uint32_t ctx, uint64_t size, uint32_t alloc_ms, uint
     tl->depth = 1;
     struct hp_thread *t = thread_get();
     if (t) {
-        int locked = owner_enter(t);
+        hp_lock(&t->lock);
         free_event(t, ctx, size, alloc_ms, alloc_cpu, now, cpu);
         if (t->ndef)
             run_deferred(t);
-        owner_leave(t, locked);
+        hp_unlock(&t->lock);
     } else {
         free_event(NULL, ctx, size, alloc_ms, alloc_cpu, now, cpu);
     }
@@ -1130,13 +999,12 @@ void hp_profile_thread_tables(uint64_t *entries, uint64_t *sets)
 
 void hp_profile_flush_all(void)
 {
-    struct hp_thread *first = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE);
-    int with_asym = __atomic_load_n(&asym, __ATOMIC_ACQUIRE);
-    remote_begin(first, with_asym);
-    for (struct hp_thread *t = first; t; t = t->next_all)
+    for (struct hp_thread *t = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); t; t = t->next_all) {
+        hp_lock(&t->lock);
         if (t->alive)
             flush_thread(t);
-    remote_end(first, with_asym);
+        hp_unlock(&t->lock);
+    }
 }
 
 void hp_profile_init(void)
@@ -1164,11 +1032,8 @@ void hp_profile_init(void)
     }
     bucket_mask = nb - 1;
     exit_key_ok = pthread_key_create(&exit_key, thread_exit) == 0;
-    asym_init();
     hp_profiling = 1;
 }
-
-static int fork_asym; /* what fork_prepare found */
 
 /* Fork: the child must find every structure consistent, so the parent holds all locks across
  * fork(). Order: registry, each thread (list order), table sets, peak. (The dump lock is taken
@@ -1176,8 +1041,8 @@ static int fork_asym; /* what fork_prepare found */
 void hp_profile_fork_prepare(void)
 {
     hp_lock(&registry_lock);
-    fork_asym = __atomic_load_n(&asym, __ATOMIC_ACQUIRE);
-    remote_begin(all_threads, fork_asym);
+    for (struct hp_thread *t = all_threads; t; t = t->next_all)
+        hp_lock(&t->lock);
     for (uint64_t i = 0; i < nsets; i++)
         hp_lock(&sets[i].lock);
     hp_lock(&peak_lock);
@@ -1188,7 +1053,8 @@ void hp_profile_fork_parent(void)
     hp_unlock(&peak_lock);
     for (uint64_t i = nsets; i-- > 0;)
         hp_unlock(&sets[i].lock);
-    remote_end(all_threads, fork_asym);
+    for (struct hp_thread *t = all_threads; t; t = t->next_all)
+        hp_unlock(&t->lock);
     hp_unlock(&registry_lock);
 }
 
@@ -1200,8 +1066,6 @@ void hp_profile_fork_child(void)
     /* Only the forking thread survives: fold the others' caches in and recycle them. */
     for (struct hp_thread *t = all_threads; t; t = t->next_all) {
         hp_lock_reset(&t->lock);
-        t->busy = 0; /* the forking thread was in no event; the others are gone */
-        t->remote = 0;
         if (t->alive && t != hp_tls.thread) {
             flush_thread(t);
             t->alive = 0;

@@ -45,8 +45,6 @@ extern struct hp_prof hp_prof;
 
 /* Flush every thread's cache into the shared table and context counters (dump, fork). */
 void hp_profile_flush_all(void);
-/* Do threads enter their own caches without a locked instruction (membarrier available)? */
-int hp_profile_owners_unlocked(void);
 /* Call fn for every HIB in the shared table. */
 void hp_table_foreach(void (*fn)(const struct hpf_hib *, void *), void *arg);
 /* The calling thread's cache sizes: context entries and stack-cache sets (0, 0 without one). */
