@@ -593,28 +593,61 @@ END_TEST
 #define NT 4
 #define PER 2000
 
+/* Event i of thread t: a block of 16 + 1000k + t bytes from site k = i % 2 (two sites shared by
+ * every thread), freed right away unless i % 4 == 3 (those, all from site 1, stay live). */
+static uint64_t event_size(int t, int i) { return 16 + (uint64_t)(i % 2) * 1000 + (uint64_t)t; }
+
+static void site_event(int t, int i)
+{
+    uint64_t size = event_size(t, i);
+    uint32_t id = site(i % 2)(size, (uint32_t)i, (uint32_t)t);
+    if (i % 4 != 3 && id)
+        hp_profile_free(id, size, (uint32_t)i, (uint32_t)t);
+}
+
+/* What events 0 .. n[t] - 1 of threads t < NT must add up to, per site. */
+struct sums {
+    uint64_t count[2], bytes[2], live[2], nlive;
+};
+
+static struct sums expected_sums(const int *n)
+{
+    struct sums e;
+    memset(&e, 0, sizeof e);
+    for (int t = 0; t < NT; t++)
+        for (int i = 0; i < n[t]; i++) {
+            int k = i % 2;
+            e.count[k]++;
+            e.bytes[k] += event_size(t, i);
+            if (i % 4 == 3) {
+                e.live[k] += event_size(t, i);
+                e.nlive++;
+            }
+        }
+    return e;
+}
+
 static void *worker(void *arg)
 {
     int t = (int)(intptr_t)arg;
-    static __thread uint32_t ids[PER];
-    for (int i = 0; i < PER; i++) {
-        int k = i % 2; /* two shared sites */
-        uint64_t size = 16 + (uint64_t)k * 1000 + (uint64_t)t;
-        ids[i] = site(k)(size, (uint32_t)i, (uint32_t)t);
-        /* Free three quarters right away, in allocation order. */
-        if (i % 4 != 3 && ids[i])
-            hp_profile_free(ids[i], size, (uint32_t)i, (uint32_t)t);
-    }
+    for (int i = 0; i < PER; i++)
+        site_event(t, i);
     return NULL;
+}
+
+/* The profiler set up for several threads, and NT threads running fn(t). */
+static void start_threads(const char *spec, pthread_t *th, void *(*fn)(void *))
+{
+    init_profiler(spec);
+    hp_note_threads();
+    for (int t = 0; t < NT; t++)
+        ck_assert_int_eq(pthread_create(&th[t], NULL, fn, (void *)(intptr_t)t), 0);
 }
 
 START_TEST(test_threads)
 {
-    init_profiler("output=:verbosity=0:thread_cache_size=16:peak_slack_kb=1");
-    hp_note_threads();
     pthread_t th[NT];
-    for (int t = 0; t < NT; t++)
-        ck_assert_int_eq(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t), 0);
+    start_threads("output=:verbosity=0:thread_cache_size=16:peak_slack_kb=1", th, worker);
     for (int t = 0; t < NT; t++)
         pthread_join(th[t], NULL);
     hp_profile_flush_all();
@@ -622,17 +655,11 @@ START_TEST(test_threads)
     ck_assert_uint_eq(hp_counters.unprofiled_allocs, 0);
     ck_assert_uint_eq(hp_prof.total_allocs, NT * PER);
     ck_assert_uint_eq(hp_prof.total_frees, NT * PER * 3 / 4);
-    /* Exact expected sums: site k, thread t, size 16 + 1000k + t; per thread PER/2 blocks per
-     * site, of which those with i % 4 == 3 (all on site 1) stay live. */
-    uint64_t bytes[2] = {0, 0}, live[2] = {0, 0};
+    int per[NT];
     for (int t = 0; t < NT; t++)
-        for (int i = 0; i < PER; i++) {
-            int k = i % 2;
-            uint64_t size = 16 + (uint64_t)k * 1000 + (uint64_t)t;
-            bytes[k] += size;
-            if (i % 4 == 3)
-                live[k] += size;
-        }
+        per[t] = PER;
+    struct sums e = expected_sums(per);
+    uint64_t *bytes = e.bytes, *live = e.live;
     ck_assert_uint_eq(hp_prof.total_bytes, bytes[0] + bytes[1]);
     ck_assert_int_eq(hp_prof.live_size, (int64_t)(live[0] + live[1]));
     ck_assert_int_eq(hp_prof.live_count, NT * PER / 4);
@@ -682,24 +709,16 @@ static void *busy_worker(void *arg)
     int t = (int)(intptr_t)arg;
     __atomic_add_fetch(&busy_started, 1, __ATOMIC_RELAXED);
     int i = 0;
-    for (; !__atomic_load_n(&busy_stop, __ATOMIC_RELAXED) || i < 4; i++) {
-        int k = i % 2;
-        uint64_t size = 16 + (uint64_t)k * 1000 + (uint64_t)t;
-        uint32_t id = site(k)(size, (uint32_t)i, (uint32_t)t);
-        if (i % 4 != 3 && id)
-            hp_profile_free(id, size, (uint32_t)i, (uint32_t)t);
-    }
+    for (; !__atomic_load_n(&busy_stop, __ATOMIC_RELAXED) || i < 4; i++)
+        site_event(t, i);
     busy_done[t] = i;
     return NULL;
 }
 
 START_TEST(test_flush_during_events)
 {
-    init_profiler("output=:verbosity=0:peak_slack_kb=1");
-    hp_note_threads();
     pthread_t th[NT];
-    for (int t = 0; t < NT; t++)
-        ck_assert_int_eq(pthread_create(&th[t], NULL, busy_worker, (void *)(intptr_t)t), 0);
+    start_threads("output=:verbosity=0:peak_slack_kb=1", th, busy_worker);
     while (__atomic_load_n(&busy_started, __ATOMIC_RELAXED) < NT)
         sched_yield();
     for (int f = 0; f < FLUSHES; f++) {
@@ -713,20 +732,9 @@ START_TEST(test_flush_during_events)
     for (int t = 0; t < NT; t++)
         pthread_join(th[t], NULL);
     hp_profile_flush_all();
-    uint64_t n = 0, bytes[2] = {0, 0}, live[2] = {0, 0}, count[2] = {0, 0}, nlive = 0;
-    for (int t = 0; t < NT; t++) {
-        n += (uint64_t)busy_done[t];
-        for (int i = 0; i < busy_done[t]; i++) {
-            int k = i % 2;
-            uint64_t size = 16 + (uint64_t)k * 1000 + (uint64_t)t;
-            bytes[k] += size;
-            count[k]++;
-            if (i % 4 == 3) {
-                live[k] += size;
-                nlive++;
-            }
-        }
-    }
+    struct sums e = expected_sums(busy_done);
+    uint64_t *bytes = e.bytes, *live = e.live, *count = e.count, nlive = e.nlive;
+    uint64_t n = count[0] + count[1];
     ck_assert_uint_eq(hp_counters.unprofiled_allocs, 0);
     ck_assert_uint_eq(hp_prof.total_allocs, n);
     ck_assert_uint_eq(hp_prof.total_frees, n - nlive);
