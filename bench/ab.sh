@@ -29,6 +29,10 @@ for x in "$A" "$B"; do
     so=${x%%:*}
     [ "$so" = bare ] || [ -f "$so" ] || die "no such shim library: $so"
 done
+if [ -z "${AB_CMD:-}" ]; then
+    [ -f bench/py_workload.py ] || die "run from the repository root (bench/py_workload.py not found), or set AB_CMD"
+    [ -x /usr/bin/python3 ] || die "/usr/bin/python3 is missing (apt-get install python3), or set AB_CMD"
+fi
 CMD=${AB_CMD:-"env PYTHONMALLOC=malloc PYTHONHASHSEED=0 /usr/bin/python3 $(pwd)/bench/py_workload.py 20"}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/heapprof-ab.XXXXXX") || die "mktemp failed"
 trap 'rm -rf "$TMP"' EXIT
