@@ -271,10 +271,36 @@ int hp_log_fd_fit(void)
     return fl >= 0 && (fl & O_APPEND); /* a log: written by appending */
 }
 
-static void vlog(const char *fmt, va_list ap)
+/* The descriptor notes (hp_info) go to instead of stderr: log_fd=FD,DEV,INO names one and the
+ * file it must still be (heapprof-run passes a copy of its own stderr). -1 when the option is
+ * not set; -2 when it is set but FD is no longer that file (closed, or reused by the program
+ * for a file of its own): the note is then dropped, never written into the program's stderr,
+ * which another program may be reading (a test comparing output, `cmd 2>&1 | parser`). */
+int hp_note_fd(void)
+{
+    const char *s = hp_opt.log_fd;
+    if (!s[0])
+        return -1;
+    uint64_t v[3];
+    for (int i = 0; i < 3; i++) {
+        size_t len = 0;
+        while (s[len] && s[len] != ',')
+            len++;
+        if (hp_parse_u64(s, len, &v[i]) != 0 || (i < 2 && s[len] != ',') || (i == 2 && s[len]))
+            return -2;
+        s += len + (s[len] == ',');
+    }
+    struct stat st;
+    if (v[0] > 1024 * 1024 || syscall(SYS_fstat, (int)v[0], &st) != 0 ||
+        (uint64_t)st.st_dev != v[1] || (uint64_t)st.st_ino != v[2])
+        return -2;
+    return (int)v[0];
+}
+
+static void vlog_to(int fd, const char *fmt, va_list ap)
 {
     int saved = errno;
-    if (!hp_log_fd_fit()) {
+    if (fd == 2 && !hp_log_fd_fit()) {
         errno = saved;
         return;
     }
@@ -282,9 +308,11 @@ static void vlog(const char *fmt, va_list ap)
     size_t n = hp_fmt(buf, sizeof buf, "heapprof: ");
     n += hp_vfmt(buf + n, sizeof buf - n - 1, fmt, ap);
     buf[n++] = '\n';
-    hp_write_all(2, buf, n);
+    hp_write_all(fd, buf, n);
     errno = saved;
 }
+
+static void vlog(const char *fmt, va_list ap) { vlog_to(2, fmt, ap); }
 
 void hp_error(const char *fmt, ...)
 {
@@ -308,9 +336,14 @@ void hp_info(const char *fmt, ...)
 {
     if (hp_opt.verbosity < 2)
         return;
+    int saved = errno;
+    int fd = hp_note_fd();
+    errno = saved;
+    if (fd == -2)
+        return;
     va_list ap;
     va_start(ap, fmt);
-    vlog(fmt, ap);
+    vlog_to(fd < 0 ? 2 : fd, fmt, ap);
     va_end(ap);
 }
 

@@ -42,9 +42,12 @@ void hp_write_all(int fd, const void *buf, size_t len);
 /* "heapprof: <message>\n" on stderr. hp_warn only when verbosity >= 1, hp_info when >= 2.
  * Nothing is written when descriptor 2 has become a regular file the program opened for
  * anything but appending (hp_log_fd_fit): its data, not a log. hp_log_init records the
- * stderr the process started with, which is always fit. */
+ * stderr the process started with, which is always fit. hp_info's notes go to the descriptor
+ * the log_fd option names instead, and only while it is still the file named there
+ * (hp_note_fd: the descriptor, -1 without the option, -2 when the note is to be dropped). */
 void hp_log_init(void);
 int hp_log_fd_fit(void);
+int hp_note_fd(void);
 void hp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

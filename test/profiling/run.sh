@@ -810,6 +810,29 @@ if [ $rc -eq 0 ] && ls "$tmp"/heapprof.sites.*.hpf >/dev/null 2>&1 && grep -q "p
 else
     bad "$name" "rc=$rc, files: $(ls "$tmp" | tr '\n' ' '), stderr: $(head -c 200 "$tmp/run.err")"
 fi
+# Where profiles went is said on heapprof-run's stderr, never on the programs' own: a program's
+# stderr read by another (here a pipe into a file) holds only what the program wrote. A process
+# that reused descriptor 9 (which carries the notes) for a file of its own keeps that file clean.
+name=heapprof-run-notes
+"$top/scripts/heapprof-run" -o "$tmp/notes.%p.hpf" sh -c \
+    "{ echo own >&2; \"$out/gcc/sites\" >/dev/null; } 2>&1 | cat >\"$tmp/notes.pipe\"; exec 9>\"$tmp/notes.nine\"; printf DATA >&9; \"$out/gcc/sites\" >/dev/null" \
+    >/dev/null 2>"$tmp/notes.err"
+rc=$?
+nprof=$(ls "$tmp"/notes.*.hpf 2>/dev/null | wc -l)
+nnotes=$(grep -c "profile written to $tmp/notes\." "$tmp/notes.err")
+if [ $rc -ne 0 ]; then
+    bad "$name" "exit status $rc: $(head -c 300 "$tmp/notes.err")"
+elif [ "$(cat "$tmp/notes.pipe")" != own ]; then
+    bad "$name" "the program's stderr holds '$(head -c 300 "$tmp/notes.pipe")', not just 'own'"
+elif [ "$(cat "$tmp/notes.nine")" != DATA ]; then
+    bad "$name" "the file the program opened as descriptor 9 holds '$(head -c 300 "$tmp/notes.nine")'"
+elif [ "$nprof" -lt 4 ] || [ "$nnotes" -lt 3 ]; then
+    # sh, cat and the piped sites say where their profiles went; the last sites has descriptor
+    # 9 as its own file, so its profile is written but not announced.
+    bad "$name" "$nprof profiles, $nnotes notes: $(head -c 300 "$tmp/notes.err")"
+else
+    ok "$name"
+fi
 if "$top/scripts/heapprof-run" -o "$tmp/x.%p.hpf" python3 -c 'import sys; sys.exit(3)' 2>/dev/null; then rc=0; else rc=$?; fi
 if [ $rc -eq 3 ] && ls "$tmp"/x.*.hpf >/dev/null 2>&1; then ok heapprof-run-status; else bad heapprof-run-status "rc=$rc"; fi
 # A command that is also a shell builtin is found on PATH like any other.

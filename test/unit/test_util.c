@@ -4,9 +4,11 @@
 #include <time.h>
 
 #include "util.h"
+#include "options.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +18,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 
 /* ---------- hp_fmt ---------- */
 
@@ -428,6 +431,46 @@ START_TEST(test_log_fd_fit)
 }
 END_TEST
 
+/* Notes (hp_info) go to the descriptor log_fd names while it is still the file named there;
+ * otherwise nowhere, never to stderr. */
+START_TEST(test_note_fd)
+{
+    hp_opt.verbosity = 2;
+    hp_opt.log_fd[0] = 0;
+    ck_assert_int_eq(hp_note_fd(), -1); /* not set: stderr */
+    char logname[] = "/tmp/heapprof-unit-notes-XXXXXX", dataname[] = "/tmp/heapprof-unit-data-XXXXXX";
+    int logf = mkstemp(logname), dataf = mkstemp(dataname);
+    ck_assert_int_ge(logf, 0);
+    ck_assert_int_ge(dataf, 0);
+    int fd = fcntl(logf, F_DUPFD, 40);
+    ck_assert_int_ge(fd, 40);
+    struct stat st;
+    ck_assert_int_eq(fstat(fd, &st), 0);
+    snprintf(hp_opt.log_fd, sizeof hp_opt.log_fd, "%d,%llu,%llu", fd, (unsigned long long)st.st_dev,
+             (unsigned long long)st.st_ino);
+    ck_assert_int_eq(hp_note_fd(), fd);
+    hp_info("note %d", 1);
+    ck_assert_int_eq(lseek(logf, 0, SEEK_END), (off_t)strlen("heapprof: note 1\n"));
+    /* The program reused the number for a file of its own: nothing goes there. */
+    ck_assert_int_eq(dup2(dataf, fd), fd);
+    ck_assert_int_eq(hp_note_fd(), -2);
+    hp_info("note %d", 2);
+    ck_assert_int_eq(lseek(dataf, 0, SEEK_END), 0);
+    close(fd);
+    ck_assert_int_eq(hp_note_fd(), -2); /* closed */
+    static const char *const malformed[] = {"9", "9,1", "9,1,2,3", "a,1,2", "9,,2", "9,1,2,", ",1,2"};
+    for (unsigned i = 0; i < sizeof malformed / sizeof malformed[0]; i++) {
+        hp_strlcpy(hp_opt.log_fd, malformed[i], sizeof hp_opt.log_fd);
+        ck_assert_msg(hp_note_fd() == -2, "'%s' accepted", malformed[i]);
+    }
+    hp_opt.log_fd[0] = 0;
+    close(logf);
+    close(dataf);
+    unlink(logname);
+    unlink(dataname);
+}
+END_TEST
+
 START_TEST(test_next_fn)
 {
     static void *slot;
@@ -466,6 +509,7 @@ int main(void)
     Suite *s = suite_create("util");
     TCase *tc = tcase_create("util");
     tcase_add_test(tc, test_fmt_conversions);
+    tcase_add_test(tc, test_note_fd);
     tcase_add_test(tc, test_fmt_extremes);
     tcase_add_test(tc, test_fmt_truncation);
     tcase_add_test(tc, test_parse_u64);
