@@ -833,6 +833,19 @@ elif [ "$nprof" -lt 4 ] || [ "$nnotes" -lt 3 ]; then
 else
     ok "$name"
 fi
+# A descriptor 9 the command inherits from its caller stays the command's; the notes take
+# another.
+name=heapprof-run-inherited-fd
+"$top/scripts/heapprof-run" -o "$tmp/inh.%p.hpf" sh -c "printf MINE >&9; \"$out/gcc/sites\" >/dev/null" \
+    >/dev/null 2>"$tmp/inh.err" 9>"$tmp/inh.nine"
+rc=$?
+if [ $rc -ne 0 ] || [ "$(cat "$tmp/inh.nine")" != MINE ]; then
+    bad "$name" "exit status $rc, descriptor 9's file holds '$(head -c 300 "$tmp/inh.nine")'"
+elif ! grep -q "profile written to $tmp/inh\." "$tmp/inh.err"; then
+    bad "$name" "no notes on heapprof-run's stderr: $(head -c 300 "$tmp/inh.err")"
+else
+    ok "$name"
+fi
 if "$top/scripts/heapprof-run" -o "$tmp/x.%p.hpf" python3 -c 'import sys; sys.exit(3)' 2>/dev/null; then rc=0; else rc=$?; fi
 if [ $rc -eq 3 ] && ls "$tmp"/x.*.hpf >/dev/null 2>&1; then ok heapprof-run-status; else bad heapprof-run-status "rc=$rc"; fi
 # A command that is also a shell builtin is found on PATH like any other.
