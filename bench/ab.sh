@@ -43,12 +43,15 @@ one() {
     [ "$so" = "$2" ] || opts=":${2#*:}"
     if [ "$so" = bare ]; then
         taskset -c "$1" /usr/bin/time -f "%U %S" -o "$3" $CMD >/dev/null 2>"$3.err"
+        st=$?
     else
         mkdir -p "$TMP/p$1"
         LD_PRELOAD=$so HEAPPROF_OPTIONS="output=$TMP/p$1/%p.hpf$opts" \
             taskset -c "$1" /usr/bin/time -f "%U %S" -o "$3" $CMD >/dev/null 2>"$3.err"
+        st=$?
         rm -rf "$TMP/p$1"
-    fi || { echo "bench/ab: a run failed:" >&2; cat "$3.err" >&2; exit 1; }
+    fi
+    [ $st = 0 ] || { echo "bench/ab: a run failed (exit status $st):" >&2; cat "$3.err" >&2; exit 1; }
 }
 
 cpu_secs() { tail -n 1 "$1" | awk '{ printf "%.2f", $1 + $2 }'; }
@@ -67,6 +70,7 @@ while [ $i -lt "$REPS" ]; do
     wait $pa || exit 1
     wait $pb || exit 1
     ta=$(cpu_secs "$TMP/a") tb=$(cpu_secs "$TMP/b")
+    case "$ta $tb" in "0.00 "* | *" 0.00") die "a run took 0.00 s of cpu: too short to time (give AB_CMD more work)" ;; esac
     r=$(awk -v a="$ta" -v b="$tb" 'BEGIN { printf "%.4f", b / a }')
     printf 'rep %2d: A %ss (cpu %s)  B %ss (cpu %s)  B/A %s\n' $((i + 1)) "$ta" "$ca" "$tb" "$cb" "$r"
     if [ $((i % 2)) = 1 ]; then
