@@ -114,8 +114,8 @@ int hr_cli_run(int argc, char **argv, FILE *out, FILE *err)
             fputs(hr_usage, out);
             return HR_EXIT_OK;
         case 'V':
-            fprintf(out, "heapprof-report %s (profile format version %u)\n", HR_VERSION,
-                    HPF_VERSION);
+            fprintf(out, "heapprof-report %s (profile format versions %u to %u)\n", HR_VERSION,
+                    HPF_VERSION_MIN, HPF_VERSION);
             return HR_EXIT_OK;
         case ':':
             return hr_usage_error(err, "missing argument for", argv[optind - 1]);

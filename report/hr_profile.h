@@ -32,6 +32,8 @@ struct hr_context {
     unsigned has_hib : 1;
     unsigned has_live : 1;
     unsigned has_stack : 1;
+    unsigned stack_by_ref : 1; /* has_stack through a STACK_REFS entry; resolved after parsing */
+    uint32_t stack_node;       /* that entry's node of the frame tree */
     struct hpf_hib hib;   /* all HIB records of this context merged; zeros if none */
     struct hpf_live live; /* zeros if no LIVE record */
     uint32_t depth;
@@ -49,6 +51,14 @@ struct hr_profile {
     struct hr_str *argv; /* process.argc entries */
 
     struct hpf_summary summary;
+
+    uint32_t version; /* of the file's format */
+
+    /* The frame tree of version 2 files: node i (1..nnodes) has pc node_pc[i] and parent
+     * node_parent[i] < i; index 0 is the root. Freed once the stacks are resolved. */
+    uint64_t *node_pc;
+    uint32_t *node_parent;
+    size_t nnodes, nodes_cap;
 
     struct hr_module *modules;
     size_t nmodules;

@@ -65,6 +65,9 @@ static const char *hr_type_name(uint32_t type)
     case HPF_REC_SUMMARY: return "SUMMARY";
     case HPF_REC_END: return "END";
     case HPF_REC_PAD: return "PAD";
+    case HPF_REC_FRAMES: return "FRAMES";
+    case HPF_REC_STACK_REFS: return "STACK_REFS";
+    case HPF_REC_PACKED: return "PACKED";
     default: return "unknown";
     }
 }
@@ -186,7 +189,7 @@ static int hr_parse_stack(struct hr_profile *p, struct hr_cur *c, char *err, uin
         return -1;
     }
     if (ctx->has_stack) {
-        hr_err(err, "second STACK record for context %u at offset %llu", s.context_id,
+        hr_err(err, "second stack for context %u (STACK record at offset %llu)", s.context_id,
                (unsigned long long)off);
         return -1;
     }
@@ -201,58 +204,302 @@ static int hr_parse_stack(struct hr_profile *p, struct hr_cur *c, char *err, uin
     return 0;
 }
 
-static int hr_parse_hib(struct hr_profile *p, struct hr_cur *c, char *err, uint64_t off)
+/* An unsigned LEB128 number of at most 64 bits; -1 when it runs past the payload or is longer. */
+static int hr_cur_uleb(struct hr_cur *c, uint64_t *out)
 {
-    struct hpf_hib h;
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+        const uint8_t *b = hr_cur_take(c, 1);
+        if (!b)
+            return -1;
+        if (shift == 63 && *b > 1)
+            return -1; /* bits past the 64th */
+        v |= (uint64_t)(*b & 0x7f) << shift;
+        if (!(*b & 0x80)) {
+            *out = v;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int hr_parse_frames(struct hr_profile *p, struct hr_cur *c, char *err, uint64_t off)
+{
+    struct hpf_frames f;
+    const void *fixed = hr_cur_take(c, sizeof f);
+    if (!fixed) {
+        hr_err(err, "FRAMES record at offset %llu too short", (unsigned long long)off);
+        return -1;
+    }
+    memcpy(&f, fixed, sizeof f);
+    if (f.first_node != p->nnodes + 1) {
+        hr_err(err, "FRAMES record at offset %llu starts at node %u, but %zu nodes precede it",
+               (unsigned long long)off, f.first_node, p->nnodes);
+        return -1;
+    }
+    /* Every node takes at least two bytes: bound count before allocating. */
+    if (f.count > c->left / 2 || f.count > UINT32_MAX - 1 - p->nnodes) {
+        hr_err(err, "FRAMES record at offset %llu: %u nodes do not fit in the record",
+               (unsigned long long)off, f.count);
+        return -1;
+    }
+    size_t need = p->nnodes + f.count + 1;
+    if (need > p->nodes_cap) {
+        size_t cap = p->nodes_cap ? p->nodes_cap : 1024;
+        while (cap < need)
+            cap *= 2;
+        uint64_t *pcs = realloc(p->node_pc, cap * sizeof *pcs);
+        if (pcs)
+            p->node_pc = pcs;
+        uint32_t *par = pcs ? realloc(p->node_parent, cap * sizeof *par) : NULL;
+        if (!par) {
+            hr_err(err, "out of memory");
+            return -1;
+        }
+        p->node_parent = par;
+        p->nodes_cap = cap;
+        p->node_pc[0] = 0;
+        p->node_parent[0] = 0;
+    }
+    uint64_t pc = 0;
+    for (uint32_t i = 0; i < f.count; i++) {
+        size_t id = p->nnodes + 1;
+        uint64_t up, zz;
+        if (hr_cur_uleb(c, &up) || hr_cur_uleb(c, &zz)) {
+            hr_err(err, "FRAMES record at offset %llu: node %zu overruns the record or is "
+                   "badly encoded", (unsigned long long)off, id);
+            return -1;
+        }
+        if (up == 0 || up > id) {
+            hr_err(err, "FRAMES record at offset %llu: node %zu has parent distance %llu "
+                   "(must be 1..%zu)", (unsigned long long)off, id, (unsigned long long)up, id);
+            return -1;
+        }
+        pc += hpf_unzigzag(zz);
+        p->node_pc[id] = pc;
+        p->node_parent[id] = (uint32_t)(id - up);
+        p->nnodes = id;
+    }
+    if (c->left) {
+        hr_err(err, "FRAMES record at offset %llu: %zu bytes after its %u nodes",
+               (unsigned long long)off, c->left, f.count);
+        return -1;
+    }
+    return 0;
+}
+
+static int hr_parse_stack_refs(struct hr_profile *p, struct hr_cur *c, char *err, uint64_t off)
+{
+    struct hpf_stack_refs h;
     const void *fixed = hr_cur_take(c, sizeof h);
     if (!fixed) {
-        hr_err(err, "HIB record at offset %llu too short", (unsigned long long)off);
+        hr_err(err, "STACK_REFS record at offset %llu too short", (unsigned long long)off);
         return -1;
     }
     memcpy(&h, fixed, sizeof h);
-    if (h.context_id == 0) {
-        hr_err(err, "HIB record at offset %llu has context id 0", (unsigned long long)off);
+    if (c->left % sizeof(struct hpf_stack_ref) || c->left / sizeof(struct hpf_stack_ref) != h.count) {
+        hr_err(err, "STACK_REFS record at offset %llu: count %u does not match record size %llu",
+               (unsigned long long)off, h.count, (unsigned long long)(c->left + sizeof h));
         return -1;
     }
-    struct hr_context *ctx = hr_context_get(p, h.context_id);
+    for (uint32_t i = 0; i < h.count; i++) {
+        struct hpf_stack_ref r;
+        memcpy(&r, hr_cur_take(c, sizeof r), sizeof r);
+        if (r.context_id == 0) {
+            hr_err(err, "STACK_REFS record at offset %llu: entry %u has context id 0",
+                   (unsigned long long)off, i);
+            return -1;
+        }
+        struct hr_context *ctx = hr_context_get(p, r.context_id);
+        if (!ctx) {
+            hr_err(err, "out of memory");
+            return -1;
+        }
+        if (ctx->has_stack) {
+            hr_err(err, "second stack for context %u (STACK_REFS record at offset %llu)",
+                   r.context_id, (unsigned long long)off);
+            return -1;
+        }
+        ctx->has_stack = 1;
+        ctx->stack_by_ref = 1;
+        ctx->stack_node = r.node;
+    }
+    return 0;
+}
+
+/* After the last record: the stacks of contexts named in STACK_REFS, from the frame tree
+ * (records may come in any order, so the nodes are known only now). */
+static int hr_resolve_stacks(struct hr_profile *p, char *err)
+{
+    for (size_t i = 0; i < p->ncontexts; i++) {
+        struct hr_context *ctx = &p->contexts[i];
+        if (!ctx->stack_by_ref)
+            continue;
+        if (ctx->stack_node > p->nnodes) {
+            hr_err(err, "context %u's stack is node %u of the frame tree, which has %zu nodes",
+                   ctx->context_id, ctx->stack_node, p->nnodes);
+            return -1;
+        }
+        uint32_t depth = 0;
+        for (uint32_t n = ctx->stack_node; n; n = p->node_parent[n])
+            depth++;
+        ctx->pcs = malloc(depth ? (size_t)depth * 8 : 1);
+        if (!ctx->pcs) {
+            hr_err(err, "out of memory");
+            return -1;
+        }
+        uint32_t d = 0;
+        for (uint32_t n = ctx->stack_node; n; n = p->node_parent[n])
+            ctx->pcs[d++] = p->node_pc[n];
+        ctx->depth = depth;
+        ctx->stack_by_ref = 0;
+    }
+    free(p->node_pc);
+    free(p->node_parent);
+    p->node_pc = NULL;
+    p->node_parent = NULL;
+    p->nodes_cap = 0;
+    return 0;
+}
+
+/* One HIB record's content, from a HIB record or a PACKED entry. */
+static int hr_add_hib(struct hr_profile *p, const struct hpf_hib *h, char *err, const char *where)
+{
+    if (h->context_id == 0) {
+        hr_err(err, "%s has context id 0", where);
+        return -1;
+    }
+    struct hr_context *ctx = hr_context_get(p, h->context_id);
     if (!ctx) {
         hr_err(err, "out of memory");
         return -1;
     }
     if (ctx->has_hib) {
-        hr_hib_merge(&ctx->hib, &h);
+        hr_hib_merge(&ctx->hib, h);
     } else {
-        ctx->hib = h;
+        ctx->hib = *h;
         ctx->has_hib = 1;
     }
     return 0;
+}
+
+/* One LIVE record's content, from a LIVE record or a PACKED entry. */
+static int hr_add_live(struct hr_profile *p, const struct hpf_live *l, char *err, const char *where)
+{
+    if (l->context_id == 0) {
+        hr_err(err, "%s has context id 0", where);
+        return -1;
+    }
+    struct hr_context *ctx = hr_context_get(p, l->context_id);
+    if (!ctx) {
+        hr_err(err, "out of memory");
+        return -1;
+    }
+    if (ctx->has_live) {
+        hr_err(err, "second LIVE record for context %u (%s)", l->context_id, where);
+        return -1;
+    }
+    ctx->live = *l;
+    ctx->has_live = 1;
+    return 0;
+}
+
+static int hr_parse_hib(struct hr_profile *p, struct hr_cur *c, char *err, uint64_t off)
+{
+    struct hpf_hib h;
+    const void *fixed = hr_cur_take(c, sizeof h);
+    char where[64];
+    snprintf(where, sizeof where, "HIB record at offset %llu", (unsigned long long)off);
+    if (!fixed) {
+        hr_err(err, "%s too short", where);
+        return -1;
+    }
+    memcpy(&h, fixed, sizeof h);
+    return hr_add_hib(p, &h, err, where);
 }
 
 static int hr_parse_live(struct hr_profile *p, struct hr_cur *c, char *err, uint64_t off)
 {
     struct hpf_live l;
     const void *fixed = hr_cur_take(c, sizeof l);
+    char where[64];
+    snprintf(where, sizeof where, "LIVE record at offset %llu", (unsigned long long)off);
     if (!fixed) {
-        hr_err(err, "LIVE record at offset %llu too short", (unsigned long long)off);
+        hr_err(err, "%s too short", where);
         return -1;
     }
     memcpy(&l, fixed, sizeof l);
-    if (l.context_id == 0) {
-        hr_err(err, "LIVE record at offset %llu has context id 0", (unsigned long long)off);
+    return hr_add_live(p, &l, err, where);
+}
+
+/* PACKED: HIB or LIVE records, each field a LEB128 number (docs/FORMAT.md). */
+static int hr_parse_packed(struct hr_profile *p, struct hr_cur *c, char *err, uint64_t off)
+{
+    struct hpf_packed h;
+    const void *fixed = hr_cur_take(c, sizeof h);
+    if (!fixed) {
+        hr_err(err, "PACKED record at offset %llu too short", (unsigned long long)off);
         return -1;
     }
-    struct hr_context *ctx = hr_context_get(p, l.context_id);
-    if (!ctx) {
-        hr_err(err, "out of memory");
+    memcpy(&h, fixed, sizeof h);
+    const struct hpf_field *fields;
+    size_t known;
+    if (h.type == HPF_REC_HIB) {
+        fields = hpf_hib_fields;
+        known = HPF_HIB_NFIELDS;
+    } else if (h.type == HPF_REC_LIVE) {
+        fields = hpf_live_fields;
+        known = HPF_LIVE_NFIELDS;
+    } else {
+        hr_err(err, "PACKED record at offset %llu holds records of type %u (only HIB and LIVE "
+               "can be packed)", (unsigned long long)off, h.type);
         return -1;
     }
-    if (ctx->has_live) {
-        hr_err(err, "second LIVE record for context %u at offset %llu", l.context_id,
-               (unsigned long long)off);
+    /* A number takes a byte at least: bound the entries before decoding them. */
+    if (h.nfields == 0 || (uint64_t)h.count * h.nfields > c->left) {
+        hr_err(err, "PACKED record at offset %llu: %u entries of %u fields do not fit in the "
+               "record", (unsigned long long)off, h.count, h.nfields);
         return -1;
     }
-    ctx->live = l;
-    ctx->has_live = 1;
+    for (uint32_t i = 0; i < h.count; i++) {
+        union {
+            struct hpf_hib hib;
+            struct hpf_live live;
+        } rec;
+        memset(&rec, 0, sizeof rec);
+        for (uint32_t f = 0; f < h.nfields; f++) {
+            uint64_t v;
+            if (hr_cur_uleb(c, &v)) {
+                hr_err(err, "PACKED record at offset %llu: entry %u overruns the record or is "
+                       "badly encoded", (unsigned long long)off, i);
+                return -1;
+            }
+            if (f >= known)
+                continue; /* a field added after this reader */
+            if (fields[f].size == 4) {
+                if (v > UINT32_MAX) {
+                    hr_err(err, "PACKED record at offset %llu: entry %u, field %u: %llu does not "
+                           "fit in 32 bits", (unsigned long long)off, i, f, (unsigned long long)v);
+                    return -1;
+                }
+                uint32_t v32 = (uint32_t)v;
+                memcpy((char *)&rec + fields[f].offset, &v32, 4);
+            } else {
+                memcpy((char *)&rec + fields[f].offset, &v, 8);
+            }
+        }
+        char where[96];
+        snprintf(where, sizeof where, "entry %u of the PACKED record at offset %llu", i,
+                 (unsigned long long)off);
+        if (h.type == HPF_REC_HIB ? hr_add_hib(p, &rec.hib, err, where)
+                                  : hr_add_live(p, &rec.live, err, where))
+            return -1;
+    }
+    if (c->left) {
+        hr_err(err, "PACKED record at offset %llu: %zu bytes after its %u entries",
+               (unsigned long long)off, c->left, h.count);
+        return -1;
+    }
     return 0;
 }
 
@@ -308,13 +555,27 @@ static int hr_parse_record(struct hr_profile *p, uint32_t type, struct hr_cur *c
     }
     case HPF_REC_PAD:
         return 0; /* zero bytes that lengthen a profile written over a longer one */
+    case HPF_REC_FRAMES:
+        if (p->version < 2)
+            break;
+        return hr_parse_frames(p, c, err, off);
+    case HPF_REC_STACK_REFS:
+        if (p->version < 2)
+            break;
+        return hr_parse_stack_refs(p, c, err, off);
+    case HPF_REC_PACKED:
+        if (p->version < 2)
+            break;
+        return hr_parse_packed(p, c, err, off);
     default:
-        p->unknown_records++; /* a newer producer's record: skip it */
-        return 0;
+        break;
     }
+    p->unknown_records++; /* a newer producer's record (or type 8, 9, 10 in version 1): skip it */
+    return 0;
 }
 
-static int hr_check_header(const uint8_t *data, size_t size, size_t *first, char *err)
+static int hr_check_header(const uint8_t *data, size_t size, size_t *first, uint32_t *version,
+                           char *err)
 {
     struct hpf_file_header h;
     if (size < 8 || memcmp(data, HPF_MAGIC, 8) != 0) {
@@ -334,10 +595,10 @@ static int hr_check_header(const uint8_t *data, size_t size, size_t *first, char
         hr_err(err, "bad endianness check value 0x%08x", h.endian_check);
         return -1;
     }
-    if (h.version != HPF_VERSION) {
+    if (h.version < HPF_VERSION_MIN || h.version > HPF_VERSION) {
         /* Byte-swapped version numbers are caught above: the endian check comes first. */
-        hr_err(err, "unsupported format version %u (this reader knows %u)", h.version,
-               HPF_VERSION);
+        hr_err(err, "unsupported format version %u (this reader knows %u to %u)", h.version,
+               HPF_VERSION_MIN, HPF_VERSION);
         return -1;
     }
     if (h.header_size < sizeof h || h.header_size % 8 || h.header_size > size) {
@@ -345,6 +606,7 @@ static int hr_check_header(const uint8_t *data, size_t size, size_t *first, char
         return -1;
     }
     *first = h.header_size;
+    *version = h.version;
     return 0;
 }
 
@@ -360,7 +622,7 @@ int hr_profile_parse(struct hr_profile *p, const char *path, uint8_t *data, size
         return -1;
     }
     size_t off;
-    if (hr_check_header(data, size, &off, err))
+    if (hr_check_header(data, size, &off, &p->version, err))
         return -1;
 
     struct hr_seen seen = {0};
@@ -406,7 +668,7 @@ int hr_profile_parse(struct hr_profile *p, const char *path, uint8_t *data, size
         hr_err(err, "no SUMMARY record");
         return -1;
     }
-    return 0;
+    return hr_resolve_stacks(p, err);
 }
 
 int hr_profile_load(struct hr_profile *p, const char *path, char err[HR_ERR_MAX])
@@ -460,6 +722,8 @@ void hr_profile_free(struct hr_profile *p)
     for (size_t i = 0; i < p->nmodules; i++)
         free(p->modules[i].segs);
     free(p->contexts);
+    free(p->node_pc);
+    free(p->node_parent);
     free(p->index);
     free(p->modules);
     free(p->argv);

@@ -8,7 +8,10 @@
 
 /* Everything is little-endian, every record starts 8-byte aligned. */
 #define HPF_MAGIC "HEAPPROF"
-#define HPF_VERSION 1u
+/* Version 2 added the frame tree (FRAMES and STACK_REFS records); a version 2 reader still
+ * reads version 1 files, which give every stack in full (STACK records). */
+#define HPF_VERSION 2u
+#define HPF_VERSION_MIN 1u
 #define HPF_ENDIAN_CHECK 0x01020304u
 
 struct hpf_file_header {
@@ -35,6 +38,9 @@ enum hpf_record_type {
     HPF_REC_LIVE = 5,    /* struct hpf_live */
     HPF_REC_SUMMARY = 6, /* struct hpf_summary */
     HPF_REC_PAD = 7,     /* zero bytes, ignored: lengthens a profile rewritten in place */
+    HPF_REC_FRAMES = 8,  /* struct hpf_frames + encoded nodes of the frame tree (version 2) */
+    HPF_REC_STACK_REFS = 9, /* struct hpf_stack_refs + struct hpf_stack_ref[count] (version 2) */
+    HPF_REC_PACKED = 10, /* struct hpf_packed + HIB or LIVE records, field by field (version 2) */
     HPF_REC_END = 0x7fff /* struct hpf_end: last record of a complete profile */
 };
 
@@ -96,6 +102,47 @@ struct hpf_stack {
     /* then uint64_t pcs[depth] */
 };
 
+/* The frame tree (version 2): the stacks of a profile share their outer frames, so each is
+ * written as a path in a tree whose nodes are (frame, parent). Node 0 is the root (the empty
+ * stack); nodes 1, 2, ... are numbered in the order written, across all FRAMES records, and a
+ * node's parent always has a smaller number. A context's stack is its node's pc, then its
+ * parent's, and so on up to the root: innermost first, as in STACK records. In a FRAMES record,
+ * after struct hpf_frames come `count` nodes, each two unsigned LEB128 numbers: the node's
+ * number minus its parent's (at least 1), then its pc minus the pc of the node before it in the
+ * same record (the first node: minus 0), as a 64-bit two's complement difference, zigzag
+ * coded ((d << 1) ^ (d >> 63)). The payload ends with the last node. */
+struct hpf_frames {
+    uint32_t first_node; /* the number of the record's first node: 1 + nodes written before */
+    uint32_t count;      /* nodes in this record */
+};
+
+/* Which node of the frame tree is each context's stack (the innermost frame). */
+struct hpf_stack_ref {
+    uint32_t context_id; /* > 0 */
+    uint32_t node;       /* 0: an empty stack */
+};
+
+struct hpf_stack_refs {
+    uint32_t count; /* struct hpf_stack_ref entries that follow */
+    uint32_t pad;
+};
+
+/* Zigzag coding of a signed 64-bit difference, so small negative differences stay short. */
+static inline uint64_t hpf_zigzag(uint64_t d) { return (d << 1) ^ (uint64_t)((int64_t)d >> 63); }
+static inline uint64_t hpf_unzigzag(uint64_t z) { return (z >> 1) ^ (0 - (z & 1)); }
+
+/* Writes v as unsigned LEB128 at p (at most 10 bytes); returns the bytes written. */
+static inline unsigned hpf_uleb_put(uint8_t *p, uint64_t v)
+{
+    unsigned n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
 /* Heap Info Block: what the blocks of one allocation context did. Several HIB records may exist
  * for one context (entries evicted from the shim's table, then the final one): a reader merges
  * them with hpf_hib_merge semantics (docs/FORMAT.md). flags: HPF_HIB_EVICTED for records written
@@ -146,6 +193,67 @@ struct hpf_live {
     uint64_t first_alloc_ms;  /* time of this context's first allocation */
     uint64_t last_alloc_ms;   /* time of its last allocation */
 };
+
+/* PACKED (version 2): many HIB or LIVE records in one, each field a LEB128 number, as most
+ * are small or zero. After struct hpf_packed come `count` entries of `nfields` numbers: the
+ * fields of the record type's payload in the order of hpf_hib_fields / hpf_live_fields (the
+ * struct's fields without padding), each as an unsigned value of its width. A reader ignores
+ * numbers past the fields it knows and takes 0 for fields a shorter entry lacks. */
+struct hpf_packed {
+    uint32_t type;    /* HPF_REC_HIB or HPF_REC_LIVE */
+    uint32_t count;   /* entries */
+    uint32_t nfields; /* numbers per entry */
+    uint32_t pad;
+};
+
+struct hpf_field {
+    uint16_t offset, size; /* in the record's struct; size 4 or 8 */
+};
+
+#define HPF_FIELD(t, f) {offsetof(struct t, f), sizeof(((struct t *)0)->f)}
+static const struct hpf_field hpf_hib_fields[] __attribute__((unused)) = {
+    HPF_FIELD(hpf_hib, context_id),
+    HPF_FIELD(hpf_hib, flags),
+    HPF_FIELD(hpf_hib, alloc_count),
+    HPF_FIELD(hpf_hib, total_size),
+    HPF_FIELD(hpf_hib, min_size),
+    HPF_FIELD(hpf_hib, max_size),
+    HPF_FIELD(hpf_hib, total_lifetime_ms),
+    HPF_FIELD(hpf_hib, min_lifetime_ms),
+    HPF_FIELD(hpf_hib, max_lifetime_ms),
+    HPF_FIELD(hpf_hib, total_access_count),
+    HPF_FIELD(hpf_hib, min_access_count),
+    HPF_FIELD(hpf_hib, max_access_count),
+    HPF_FIELD(hpf_hib, total_percent_utilized),
+    HPF_FIELD(hpf_hib, min_percent_utilized),
+    HPF_FIELD(hpf_hib, max_percent_utilized),
+    HPF_FIELD(hpf_hib, alloc_timestamp_ms),
+    HPF_FIELD(hpf_hib, dealloc_timestamp_ms),
+    HPF_FIELD(hpf_hib, alloc_cpu_id),
+    HPF_FIELD(hpf_hib, dealloc_cpu_id),
+    HPF_FIELD(hpf_hib, num_migrated_cpu),
+    HPF_FIELD(hpf_hib, num_lifetime_overlaps),
+    HPF_FIELD(hpf_hib, num_same_alloc_cpu),
+    HPF_FIELD(hpf_hib, num_same_dealloc_cpu),
+};
+static const struct hpf_field hpf_live_fields[] __attribute__((unused)) = {
+    HPF_FIELD(hpf_live, context_id),
+    HPF_FIELD(hpf_live, allocs),
+    HPF_FIELD(hpf_live, bytes),
+    HPF_FIELD(hpf_live, live_count),
+    HPF_FIELD(hpf_live, live_size),
+    HPF_FIELD(hpf_live, max_live_count),
+    HPF_FIELD(hpf_live, max_live_size),
+    HPF_FIELD(hpf_live, peak_live_count),
+    HPF_FIELD(hpf_live, peak_live_size),
+    HPF_FIELD(hpf_live, first_alloc_ms),
+    HPF_FIELD(hpf_live, last_alloc_ms),
+};
+#define HPF_HIB_NFIELDS (sizeof hpf_hib_fields / sizeof hpf_hib_fields[0])
+#define HPF_LIVE_NFIELDS (sizeof hpf_live_fields / sizeof hpf_live_fields[0])
+/* Every byte of the structs is a field or LIVE's pad: nothing is left out of an entry. */
+_Static_assert(sizeof(struct hpf_hib) == 144, "HIB fields");
+_Static_assert(sizeof(struct hpf_live) == 88, "LIVE fields");
 
 struct hpf_summary {
     uint64_t total_allocs;      /* allocations served by the profiling path */

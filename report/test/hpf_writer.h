@@ -120,6 +120,75 @@ static inline void ht_stack(struct ht_buf *b, uint32_t id, const uint64_t *pcs, 
     ht_finish(b);
 }
 
+/* A FRAMES record of count nodes numbered from first: node first + i has parent parent[i] and
+ * pc pcs[i], encoded as the shim encodes them (hpf_format.h). */
+static inline void ht_frames(struct ht_buf *b, uint32_t first, uint32_t count,
+                             const uint32_t *parent, const uint64_t *pcs)
+{
+    struct hpf_frames f = {.first_node = first, .count = count};
+    ht_begin(b, HPF_REC_FRAMES);
+    ht_put(b, &f, sizeof f);
+    uint64_t prev = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        uint8_t enc[20];
+        unsigned n = hpf_uleb_put(enc, first + i - parent[i]);
+        n += hpf_uleb_put(enc + n, hpf_zigzag(pcs[i] - prev));
+        prev = pcs[i];
+        ht_put(b, enc, n);
+    }
+    ht_finish(b);
+}
+
+/* A FRAMES record with count nodes whose encoding is given as raw bytes (to damage it). */
+static inline void ht_frames_raw(struct ht_buf *b, uint32_t first, uint32_t count,
+                                 const void *bytes, size_t n)
+{
+    struct hpf_frames f = {.first_node = first, .count = count};
+    ht_begin(b, HPF_REC_FRAMES);
+    ht_put(b, &f, sizeof f);
+    ht_put(b, bytes, n);
+    ht_finish(b);
+}
+
+static inline void ht_stack_refs(struct ht_buf *b, const struct hpf_stack_ref *refs, uint32_t n)
+{
+    struct hpf_stack_refs h = {.count = n};
+    ht_begin(b, HPF_REC_STACK_REFS);
+    ht_put(b, &h, sizeof h);
+    ht_put(b, refs, n * sizeof *refs);
+    ht_finish(b);
+}
+
+/* A PACKED record of n HIB or LIVE structs (type HPF_REC_HIB / HPF_REC_LIVE), each entry
+ * written with nfields numbers: the known fields, then zeros past them (a newer writer's
+ * fields), or only the first nfields. */
+static inline void ht_packed(struct ht_buf *b, uint32_t type, const void *recs, uint32_t n,
+                             uint32_t nfields)
+{
+    const struct hpf_field *fields = type == HPF_REC_HIB ? hpf_hib_fields : hpf_live_fields;
+    uint32_t known = type == HPF_REC_HIB ? HPF_HIB_NFIELDS : HPF_LIVE_NFIELDS;
+    size_t size = type == HPF_REC_HIB ? sizeof(struct hpf_hib) : sizeof(struct hpf_live);
+    struct hpf_packed h = {.type = type, .count = n, .nfields = nfields};
+    ht_begin(b, HPF_REC_PACKED);
+    ht_put(b, &h, sizeof h);
+    for (uint32_t i = 0; i < n; i++) {
+        const char *r = (const char *)recs + i * size;
+        for (uint32_t f = 0; f < nfields; f++) {
+            uint64_t v = 0;
+            if (f < known && fields[f].size == 4) {
+                uint32_t v32;
+                memcpy(&v32, r + fields[f].offset, 4);
+                v = v32;
+            } else if (f < known) {
+                memcpy(&v, r + fields[f].offset, 8);
+            }
+            uint8_t enc[10];
+            ht_put(b, enc, hpf_uleb_put(enc, v));
+        }
+    }
+    ht_finish(b);
+}
+
 static inline void ht_end(struct ht_buf *b)
 {
     struct hpf_end e = {.records = b->records};

@@ -14,7 +14,7 @@ static struct ht_buf good;
 static FILE *devnull;
 
 /* The sample plus what it lacks: modules (a real ELF file, a pseudo one), an extra HIB for a
- * context, an unknown record. */
+ * context, an unknown record, and version 2's frame tree and PACKED records for more contexts. */
 static void build_good(void)
 {
     struct ht_buf b = {0};
@@ -36,6 +36,20 @@ static void build_good(void)
     ht_record(&b, HPF_REC_HIB, &h, sizeof h);
     uint8_t future[5] = {9, 9, 9, 9, 9};
     ht_record(&b, 77, future, sizeof future);
+    static const struct hpf_stack_ref refs[] = {{3, 3}, {4, 2}, {5, 0}};
+    ht_stack_refs(&b, refs, 3);
+    static const uint32_t par[] = {0, 1, 2};
+    static const uint64_t pcs[] = {0x402000, 0x401800, 0x7fff0100};
+    ht_frames(&b, 1, 3, par, pcs);
+    struct hpf_hib hibs[2] = {{.context_id = 3, .alloc_count = 1, .total_size = 300,
+                               .min_size = 300, .max_size = 300, .alloc_cpu_id = 1},
+                              {.context_id = 4, .alloc_count = 70000, .total_size = 1ull << 33,
+                               .min_size = 1, .max_size = 1ull << 32}};
+    ht_packed(&b, HPF_REC_HIB, hibs, 2, HPF_HIB_NFIELDS);
+    struct hpf_live lives[3] = {{.context_id = 3, .allocs = 1, .bytes = 300},
+                                {.context_id = 4, .allocs = 70000, .bytes = 1ull << 33},
+                                {.context_id = 5, .allocs = 2, .bytes = 2, .live_count = 2}};
+    ht_packed(&b, HPF_REC_LIVE, lives, 3, HPF_LIVE_NFIELDS);
     ht_end(&b);
     good = b;
 }

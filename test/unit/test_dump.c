@@ -1,0 +1,294 @@
+/* Unit tests for the stack part of a dump (shim/dump.c, write_stacks): the frame tree of
+ * format version 2. Contexts are put straight into the depot's id table; the records written
+ * are decoded here independently of the report tool, and every context's stack must come back
+ * exactly, from a tree with one node per distinct outer part of the stacks (no node twice). */
+#include "unit_support.h"
+
+#include "hp.h"
+#include "hpf_format.h"
+#include "meta.h"
+#include "options.h"
+#include "profile_internal.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+void hp_test_write_stacks(int fd, uint32_t n);
+
+static void init_profiler(void)
+{
+    hp_options_parse(&hp_opt, "");
+    hp_clock_init();
+    hp_meta_init(64u << 20);
+    hp_profile_init();
+    hp_init_state = HP_INIT_DONE;
+}
+
+static struct hp_ctx *new_ctx(uint32_t id, const uintptr_t *pcs, uint32_t depth)
+{
+    struct hp_ctx *c = calloc(1, sizeof *c + depth * sizeof c->pcs[0]);
+    ck_assert_ptr_nonnull(c);
+    c->id = id;
+    c->depth = depth;
+    memcpy(c->pcs, pcs, depth * sizeof pcs[0]);
+    hp_prof.by_id[id] = c;
+    return c;
+}
+
+/* ---------- an independent decoder ---------- */
+
+struct decoded {
+    uint64_t *pc;
+    uint32_t *parent;
+    uint32_t nnodes, cap;
+    uint32_t nframes_records;
+    struct hpf_stack_ref *refs;
+    uint32_t nrefs;
+    uint32_t nstack_records;
+};
+
+static uint64_t uleb(const uint8_t **p, const uint8_t *end)
+{
+    uint64_t v = 0;
+    for (unsigned shift = 0;; shift += 7) {
+        ck_assert_msg(*p < end && shift < 64, "number runs past its record");
+        uint8_t b = *(*p)++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return v;
+    }
+}
+
+static void decode(const uint8_t *buf, size_t len, struct decoded *d)
+{
+    memset(d, 0, sizeof *d);
+    size_t off = 0;
+    while (off < len) {
+        struct hpf_record_header rh;
+        ck_assert_uint_ge(len - off, sizeof rh);
+        memcpy(&rh, buf + off, sizeof rh);
+        ck_assert_uint_eq(off % 8, 0);
+        const uint8_t *p = buf + off + sizeof rh, *end = p + rh.size;
+        ck_assert_uint_le(rh.size, len - off - sizeof rh);
+        if (rh.type == HPF_REC_FRAMES) {
+            struct hpf_frames f;
+            memcpy(&f, p, sizeof f);
+            p += sizeof f;
+            ck_assert_uint_eq(f.first_node, d->nnodes + 1);
+            if (d->nnodes + f.count + 1 > d->cap) {
+                d->cap = (d->nnodes + f.count + 1) * 2;
+                d->pc = realloc(d->pc, d->cap * sizeof *d->pc);
+                d->parent = realloc(d->parent, d->cap * sizeof *d->parent);
+            }
+            uint64_t prev = 0;
+            for (uint32_t i = 0; i < f.count; i++) {
+                uint32_t id = d->nnodes + 1;
+                uint64_t up = uleb(&p, end);
+                ck_assert(up >= 1 && up <= id);
+                prev += hpf_unzigzag(uleb(&p, end));
+                d->pc[id] = prev;
+                d->parent[id] = (uint32_t)(id - up);
+                d->nnodes = id;
+            }
+            ck_assert_ptr_eq(p, end);
+            d->nframes_records++;
+        } else if (rh.type == HPF_REC_STACK_REFS) {
+            struct hpf_stack_refs h;
+            memcpy(&h, p, sizeof h);
+            ck_assert_uint_eq(rh.size, sizeof h + (uint64_t)h.count * sizeof(struct hpf_stack_ref));
+            d->refs = realloc(d->refs, (d->nrefs + h.count) * sizeof *d->refs);
+            memcpy(d->refs + d->nrefs, p + sizeof h, h.count * sizeof *d->refs);
+            d->nrefs += h.count;
+        } else if (rh.type == HPF_REC_STACK) {
+            d->nstack_records++;
+        } else {
+            ck_abort_msg("unexpected record type %u", rh.type);
+        }
+        off += sizeof rh + ((rh.size + 7) & ~(uint64_t)7);
+    }
+    ck_assert_uint_eq(off, len);
+}
+
+/* The stack of node n, innermost first, into out; returns its depth. */
+static uint32_t stack_of(const struct decoded *d, uint32_t n, uint64_t *out)
+{
+    uint32_t k = 0;
+    for (; n; n = d->parent[n]) {
+        ck_assert_uint_lt(k, 1024);
+        out[k++] = d->pc[n];
+    }
+    return k;
+}
+
+static size_t write_and_read(uint32_t n, uint8_t **buf)
+{
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    hp_test_write_stacks(fileno(f), n);
+    long len = lseek(fileno(f), 0, SEEK_END);
+    ck_assert_int_ge(len, 0);
+    *buf = malloc((size_t)len + 1);
+    ck_assert_int_eq(pread(fileno(f), *buf, (size_t)len, 0), len);
+    fclose(f);
+    return (size_t)len;
+}
+
+/* Outer parts of the stacks (as (context, length) pairs), for counting the distinct ones. */
+struct part {
+    const struct hp_ctx *c;
+    uint32_t len;
+};
+
+static int part_cmp(const void *x, const void *y)
+{
+    const struct part *a = x, *b = y;
+    if (a->len != b->len)
+        return a->len < b->len ? -1 : 1;
+    for (uint32_t i = 1; i <= a->len; i++) {
+        uintptr_t p = a->c->pcs[a->c->depth - i], q = b->c->pcs[b->c->depth - i];
+        if (p != q)
+            return p < q ? -1 : 1;
+    }
+    return 0;
+}
+
+static uint32_t distinct_parts(uint32_t n)
+{
+    size_t total = 0;
+    for (uint32_t id = 1; id < n; id++)
+        if (hp_prof.by_id[id])
+            total += hp_prof.by_id[id]->depth;
+    struct part *v = malloc((total + 1) * sizeof *v);
+    size_t k = 0;
+    for (uint32_t id = 1; id < n; id++)
+        for (uint32_t l = 1; hp_prof.by_id[id] && l <= hp_prof.by_id[id]->depth; l++)
+            v[k++] = (struct part){hp_prof.by_id[id], l};
+    qsort(v, k, sizeof *v, part_cmp);
+    uint32_t d = 0;
+    for (size_t i = 0; i < k; i++)
+        d += i == 0 || part_cmp(&v[i - 1], &v[i]) != 0;
+    free(v);
+    return d;
+}
+
+/* Every context of 1..n-1 comes back with its own stack, once; the tree has no node twice. */
+static void check_round_trip(uint32_t n, uint32_t want_frames_records_min)
+{
+    uint8_t *buf;
+    size_t len = write_and_read(n, &buf);
+    struct decoded d;
+    decode(buf, len, &d);
+    ck_assert_uint_eq(d.nstack_records, 0);
+    ck_assert_uint_ge(d.nframes_records, want_frames_records_min);
+    uint32_t contexts = 0;
+    for (uint32_t id = 1; id < n; id++)
+        contexts += hp_prof.by_id[id] != NULL;
+    ck_assert_uint_eq(d.nrefs, contexts);
+    static uint64_t st[1024];
+    static unsigned char seen[1 << 16];
+    memset(seen, 0, sizeof seen);
+    for (uint32_t i = 0; i < d.nrefs; i++) {
+        uint32_t id = d.refs[i].context_id;
+        ck_assert(id > 0 && id < n && hp_prof.by_id[id]);
+        ck_assert_msg(!seen[id], "context %u referred to twice", id);
+        seen[id] = 1;
+        ck_assert_uint_le(d.refs[i].node, d.nnodes);
+        const struct hp_ctx *c = hp_prof.by_id[id];
+        uint32_t depth = stack_of(&d, d.refs[i].node, st);
+        ck_assert_uint_eq(depth, c->depth);
+        for (uint32_t j = 0; j < depth; j++)
+            ck_assert_msg(st[j] == c->pcs[j], "context %u frame %u", id, j);
+    }
+    ck_assert_uint_eq(d.nnodes, distinct_parts(n));
+    free(d.pc);
+    free(d.parent);
+    free(d.refs);
+    free(buf);
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* ---------- tests ---------- */
+
+START_TEST(shared_outer_frames)
+{
+    init_profiler();
+    /* main -> run -> {a, b}; a -> malloc site x; b -> x too; and run itself allocating. */
+    uintptr_t s1[] = {0x4010, 0x4100, 0x4200, 0x4300}; /* innermost first */
+    uintptr_t s2[] = {0x4011, 0x4101, 0x4200, 0x4300};
+    uintptr_t s3[] = {0x4200, 0x4300};                 /* the outer part of both */
+    uintptr_t s4[] = {0x4012, 0x4100, 0x4200, 0x4300};
+    uintptr_t s6[] = {0x7fff00001000, 0x10};           /* a pc far below its caller's */
+    new_ctx(1, s1, 4);
+    new_ctx(2, s2, 4);
+    new_ctx(3, s3, 2);
+    new_ctx(4, s4, 4);
+    new_ctx(5, NULL, 0); /* no frames at all */
+    new_ctx(7, s6, 2);   /* 6: a hole in the ids */
+    new_ctx(8, s1, 4);   /* the depot never holds one stack twice, but the writer copes */
+    new_ctx(9, s3, 2);
+    new_ctx(10, s3, 2);
+    hp_prof.next_id = 11;
+    check_round_trip(11, 1);
+    /* 0x4300, 0x4200, then 0x4100 (+0x4010, 0x4012) and 0x4101 (+0x4011), 0x10 (+far): 9. */
+    ck_assert_uint_eq(distinct_parts(11), 9);
+}
+END_TEST
+
+START_TEST(random_stacks)
+{
+    init_profiler();
+    /* Stacks grown from a few thousand random "call sites", outermost first, so that they
+     * share outer parts as real programs' do; some are the outer part of an earlier stack,
+     * some repeat one whole; depths up to 256 (stack_depth's largest). Enough nodes for several
+     * records, enough contexts for the sort's partitions as well as its insertion sorts. */
+    enum { N = 3000 };
+    static uintptr_t pcs[N][256];
+    uint32_t depth[N];
+    for (uint32_t i = 1; i < N; i++) {
+        uint32_t d = (uint32_t)(next_rand() % 48);
+        if (i % 97 == 0)
+            d = 256;
+        uint32_t keep = 0;
+        uint32_t from = (uint32_t)(next_rand() % i);
+        if (from && (next_rand() & 3)) /* share an outer part with an earlier stack */
+            keep = depth[from] ? (uint32_t)(next_rand() % (depth[from] + 1)) : 0;
+        if (from && i % 31 == 0) /* the same stack as an earlier one */
+            d = keep = depth[from];
+        if (keep > d)
+            keep = d;
+        uintptr_t outer[256]; /* outermost first */
+        for (uint32_t j = 0; j < keep; j++)
+            outer[j] = pcs[from][depth[from] - 1 - j];
+        for (uint32_t j = keep; j < d; j++)
+            outer[j] = 0x400000 + (next_rand() % 4000) * 16 + (next_rand() & 1 ? 0x7f0000000000ull : 0);
+        depth[i] = d;
+        for (uint32_t j = 0; j < d; j++)
+            pcs[i][j] = outer[d - 1 - j];
+        if (i % 5 == 0)
+            continue; /* a hole */
+        new_ctx(i, pcs[i], d);
+    }
+    hp_prof.next_id = N;
+    check_round_trip(N, 2);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("dump");
+    TCase *tc = tcase_create("stacks");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, shared_outer_frames);
+    tcase_add_test(tc, random_stacks);
+    suite_add_tcase(s, tc);
+    return hp_unit_run(s);
+}
