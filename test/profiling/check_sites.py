@@ -184,6 +184,30 @@ def main():
         n = sum(c["alloc_count"] for c in doc["contexts"]
                 if c["frames"] and c["frames"][0]["function"] == "co_alloc")
         expect(f"co_alloc: {n} allocations on coroutine stacks, expected 2000", n == 2000)
+    elif kind == "tree":
+        # argv[3]: the profile's size in bytes. Path digits from the frames: the outermost
+        # tree_f is the path's lowest base-4 digit (tree.c).
+        got = {}
+        for c in doc["contexts"]:
+            names = [f["function"] for f in c["frames"]]
+            if not names or names[0] != "tree_leaf":
+                continue
+            digits = [int(n[len("tree_f"):]) for n in names if n.startswith("tree_f")]
+            path = sum(d << (2 * i) for i, d in enumerate(reversed(digits)))
+            expect(f"path {path}: {len(digits)} levels in {names}", len(digits) == 6)
+            expect(f"path {path}: stack does not reach main through ten tree_deep: {names}",
+                   names.count("tree_deep") == 10 and "main" in names)
+            expect(f"path {path}: two contexts", path not in got)
+            got[path] = c
+            expect(f"path {path}: alloc_count {c['alloc_count']} total_size {c['total_size']} "
+                   f"live_count {c['live_count']}, expected 3, {3 * (path + 1)}, 1",
+                   c["alloc_count"] == 3 and c["total_size"] == 3 * (path + 1)
+                   and c["live_count"] == 1 and c["min_size"] == path + 1)
+        expect(f"{len(got)} paths, expected 4096", len(got) == 4096)
+        size = int(sys.argv[3])
+        # Version 1 wrote about 650 bytes a context here (26 frames, LIVE, two HIBs).
+        expect(f"profile of {size} bytes: {size / 4096:.0f} a context, expected under 200",
+               size < 4096 * 200 + 65536)
     elif kind == "jit_frames":
         hits = [c for c in doc["contexts"] if c["frames"] and c["frames"][0]["function"] == "jit_callee"]
         n = sum(c["alloc_count"] for c in hits)

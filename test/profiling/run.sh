@@ -387,6 +387,20 @@ for unw in cfi fp libunwind; do
     fi
 done
 
+# 4096 contexts whose stacks share most of their frames: each one's stack comes back from the
+# frame tree exactly, and the profile stays small (format version 2), for both compilers and
+# every unwinder that sees the whole stack (the program keeps its frame pointers).
+for cc in gcc clang; do
+    $cc -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -o "$out/$cc/tree" test/profiling/tree.c || bad "build-$cc" "tree.c"
+    for unw in cfi fp libunwind; do
+        name=tree-$cc-$unw
+        if run "$name" "unwinder=$unw" "$out/$cc/tree"; then
+            prof=$(ls "$tmp/$name"/p.*.hpf | head -1)
+            check "$name" tree "$prof" "$(wc -c <"$prof")"
+        fi
+    done
+done
+
 # A frame of generated code (no call frame information, a frame pointer) between an allocating
 # function and main: the cfi walk steps through it with its frame pointer.
 gcc -O2 -g -o "$out/gcc/jit_frames" test/profiling/jit_frames.c
