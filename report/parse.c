@@ -54,6 +54,34 @@ static int hr_cur_string(struct hr_cur *c, struct hr_str *out)
     return 0;
 }
 
+/* The fixed part of a record of kind what, copied out (payloads need not be aligned). */
+static int hr_cur_fixed(struct hr_cur *c, void *dst, size_t n, const char *what, uint64_t off,
+                        char *err)
+{
+    const void *src = hr_cur_take(c, n);
+    if (!src) {
+        hr_err(err, "%s record at offset %llu too short", what, (unsigned long long)off);
+        return -1;
+    }
+    memcpy(dst, src, n);
+    return 0;
+}
+
+/* The context a record names, created if new; NULL (and the reason in err) for id 0 or when
+ * out of memory. where says which record, for the message. */
+static struct hr_context *hr_context_for(struct hr_profile *p, uint32_t id, char *err,
+                                         const char *where)
+{
+    if (id == 0) {
+        hr_err(err, "%s has context id 0", where);
+        return NULL;
+    }
+    struct hr_context *ctx = hr_context_get(p, id);
+    if (!ctx)
+        hr_err(err, "out of memory");
+    return ctx;
+}
+
 static const char *hr_type_name(uint32_t type)
 {
     switch (type) {
@@ -79,12 +107,8 @@ struct hr_seen {
 
 static int hr_parse_process(struct hr_profile *p, struct hr_cur *c, char *err, uint64_t off)
 {
-    const void *fixed = hr_cur_take(c, sizeof p->process);
-    if (!fixed) {
-        hr_err(err, "PROCESS record at offset %llu too short", (unsigned long long)off);
+    if (hr_cur_fixed(c, &p->process, sizeof p->process, "PROCESS", off, err))
         return -1;
-    }
-    memcpy(&p->process, fixed, sizeof p->process);
     /* Each argv string needs at least its 4-byte length: bound argc before allocating. */
     if (p->process.argc > c->left / 4) {
         hr_err(err, "PROCESS record at offset %llu: argc %u does not fit in the record",
@@ -111,12 +135,8 @@ overrun:
 static int hr_parse_module(struct hr_profile *p, struct hr_cur *c, char *err, uint64_t off)
 {
     struct hpf_module m;
-    const void *fixed = hr_cur_take(c, sizeof m);
-    if (!fixed) {
-        hr_err(err, "MODULE record at offset %llu too short", (unsigned long long)off);
+    if (hr_cur_fixed(c, &m, sizeof m, "MODULE", off, err))
         return -1;
-    }
-    memcpy(&m, fixed, sizeof m);
     if (m.nsegs > c->left / sizeof(struct hpf_segment)) {
         hr_err(err, "MODULE record at offset %llu: %u segments do not fit in the record",
                (unsigned long long)off, m.nsegs);
@@ -167,27 +187,19 @@ static int hr_parse_module(struct hr_profile *p, struct hr_cur *c, char *err, ui
 static int hr_parse_stack(struct hr_profile *p, struct hr_cur *c, char *err, uint64_t off)
 {
     struct hpf_stack s;
-    const void *fixed = hr_cur_take(c, sizeof s);
-    if (!fixed) {
-        hr_err(err, "STACK record at offset %llu too short", (unsigned long long)off);
+    if (hr_cur_fixed(c, &s, sizeof s, "STACK", off, err))
         return -1;
-    }
-    memcpy(&s, fixed, sizeof s);
     /* Exact size: a stack is the one record whose length is fully determined by its header. */
     if (c->left / 8 != s.depth || c->left % 8) {
         hr_err(err, "STACK record at offset %llu: depth %u does not match record size %llu",
                (unsigned long long)off, s.depth, (unsigned long long)(c->left + sizeof s));
         return -1;
     }
-    if (s.context_id == 0) {
-        hr_err(err, "STACK record at offset %llu has context id 0", (unsigned long long)off);
+    char where[64];
+    snprintf(where, sizeof where, "STACK record at offset %llu", (unsigned long long)off);
+    struct hr_context *ctx = hr_context_for(p, s.context_id, err, where);
+    if (!ctx)
         return -1;
-    }
-    struct hr_context *ctx = hr_context_get(p, s.context_id);
-    if (!ctx) {
-        hr_err(err, "out of memory");
-        return -1;
-    }
     if (ctx->has_stack) {
         hr_err(err, "second stack for context %u (STACK record at offset %llu)", s.context_id,
                (unsigned long long)off);
@@ -226,12 +238,8 @@ static int hr_cur_uleb(struct hr_cur *c, uint64_t *out)
 static int hr_parse_frames(struct hr_profile *p, struct hr_cur *c, char *err, uint64_t off)
 {
     struct hpf_frames f;
-    const void *fixed = hr_cur_take(c, sizeof f);
-    if (!fixed) {
-        hr_err(err, "FRAMES record at offset %llu too short", (unsigned long long)off);
+    if (hr_cur_fixed(c, &f, sizeof f, "FRAMES", off, err))
         return -1;
-    }
-    memcpy(&f, fixed, sizeof f);
     if (f.first_node != p->nnodes + 1) {
         hr_err(err, "FRAMES record at offset %llu starts at node %u, but %zu nodes precede it",
                (unsigned long long)off, f.first_node, p->nnodes);
@@ -291,12 +299,8 @@ static int hr_parse_frames(struct hr_profile *p, struct hr_cur *c, char *err, ui
 static int hr_parse_stack_refs(struct hr_profile *p, struct hr_cur *c, char *err, uint64_t off)
 {
     struct hpf_stack_refs h;
-    const void *fixed = hr_cur_take(c, sizeof h);
-    if (!fixed) {
-        hr_err(err, "STACK_REFS record at offset %llu too short", (unsigned long long)off);
+    if (hr_cur_fixed(c, &h, sizeof h, "STACK_REFS", off, err))
         return -1;
-    }
-    memcpy(&h, fixed, sizeof h);
     if (c->left % sizeof(struct hpf_stack_ref) || c->left / sizeof(struct hpf_stack_ref) != h.count) {
         hr_err(err, "STACK_REFS record at offset %llu: count %u does not match record size %llu",
                (unsigned long long)off, h.count, (unsigned long long)(c->left + sizeof h));
@@ -305,16 +309,12 @@ static int hr_parse_stack_refs(struct hr_profile *p, struct hr_cur *c, char *err
     for (uint32_t i = 0; i < h.count; i++) {
         struct hpf_stack_ref r;
         memcpy(&r, hr_cur_take(c, sizeof r), sizeof r);
-        if (r.context_id == 0) {
-            hr_err(err, "STACK_REFS record at offset %llu: entry %u has context id 0",
-                   (unsigned long long)off, i);
+        char where[96];
+        snprintf(where, sizeof where, "STACK_REFS record at offset %llu: entry %u",
+                 (unsigned long long)off, i);
+        struct hr_context *ctx = hr_context_for(p, r.context_id, err, where);
+        if (!ctx)
             return -1;
-        }
-        struct hr_context *ctx = hr_context_get(p, r.context_id);
-        if (!ctx) {
-            hr_err(err, "out of memory");
-            return -1;
-        }
         if (ctx->has_stack) {
             hr_err(err, "second stack for context %u (STACK_REFS record at offset %llu)",
                    r.context_id, (unsigned long long)off);
@@ -365,15 +365,9 @@ static int hr_resolve_stacks(struct hr_profile *p, char *err)
 /* One HIB record's content, from a HIB record or a PACKED entry. */
 static int hr_add_hib(struct hr_profile *p, const struct hpf_hib *h, char *err, const char *where)
 {
-    if (h->context_id == 0) {
-        hr_err(err, "%s has context id 0", where);
+    struct hr_context *ctx = hr_context_for(p, h->context_id, err, where);
+    if (!ctx)
         return -1;
-    }
-    struct hr_context *ctx = hr_context_get(p, h->context_id);
-    if (!ctx) {
-        hr_err(err, "out of memory");
-        return -1;
-    }
     if (ctx->has_hib) {
         hr_hib_merge(&ctx->hib, h);
     } else {
@@ -386,15 +380,9 @@ static int hr_add_hib(struct hr_profile *p, const struct hpf_hib *h, char *err, 
 /* One LIVE record's content, from a LIVE record or a PACKED entry. */
 static int hr_add_live(struct hr_profile *p, const struct hpf_live *l, char *err, const char *where)
 {
-    if (l->context_id == 0) {
-        hr_err(err, "%s has context id 0", where);
+    struct hr_context *ctx = hr_context_for(p, l->context_id, err, where);
+    if (!ctx)
         return -1;
-    }
-    struct hr_context *ctx = hr_context_get(p, l->context_id);
-    if (!ctx) {
-        hr_err(err, "out of memory");
-        return -1;
-    }
     if (ctx->has_live) {
         hr_err(err, "second LIVE record for context %u (%s)", l->context_id, where);
         return -1;
@@ -404,44 +392,29 @@ static int hr_add_live(struct hr_profile *p, const struct hpf_live *l, char *err
     return 0;
 }
 
-static int hr_parse_hib(struct hr_profile *p, struct hr_cur *c, char *err, uint64_t off)
+/* A fixed-size HIB or LIVE record. */
+static int hr_parse_hib_live(struct hr_profile *p, struct hr_cur *c, uint32_t type, char *err,
+                             uint64_t off)
 {
-    struct hpf_hib h;
-    const void *fixed = hr_cur_take(c, sizeof h);
-    char where[64];
-    snprintf(where, sizeof where, "HIB record at offset %llu", (unsigned long long)off);
-    if (!fixed) {
-        hr_err(err, "%s too short", where);
+    union {
+        struct hpf_hib hib;
+        struct hpf_live live;
+    } r;
+    const char *name = type == HPF_REC_HIB ? "HIB" : "LIVE";
+    if (hr_cur_fixed(c, &r, type == HPF_REC_HIB ? sizeof r.hib : sizeof r.live, name, off, err))
         return -1;
-    }
-    memcpy(&h, fixed, sizeof h);
-    return hr_add_hib(p, &h, err, where);
-}
-
-static int hr_parse_live(struct hr_profile *p, struct hr_cur *c, char *err, uint64_t off)
-{
-    struct hpf_live l;
-    const void *fixed = hr_cur_take(c, sizeof l);
     char where[64];
-    snprintf(where, sizeof where, "LIVE record at offset %llu", (unsigned long long)off);
-    if (!fixed) {
-        hr_err(err, "%s too short", where);
-        return -1;
-    }
-    memcpy(&l, fixed, sizeof l);
-    return hr_add_live(p, &l, err, where);
+    snprintf(where, sizeof where, "%s record at offset %llu", name, (unsigned long long)off);
+    return type == HPF_REC_HIB ? hr_add_hib(p, &r.hib, err, where)
+                               : hr_add_live(p, &r.live, err, where);
 }
 
 /* PACKED: HIB or LIVE records, each field a LEB128 number (docs/FORMAT.md). */
 static int hr_parse_packed(struct hr_profile *p, struct hr_cur *c, char *err, uint64_t off)
 {
     struct hpf_packed h;
-    const void *fixed = hr_cur_take(c, sizeof h);
-    if (!fixed) {
-        hr_err(err, "PACKED record at offset %llu too short", (unsigned long long)off);
+    if (hr_cur_fixed(c, &h, sizeof h, "PACKED", off, err))
         return -1;
-    }
-    memcpy(&h, fixed, sizeof h);
     const struct hpf_field *fields;
     size_t known;
     if (h.type == HPF_REC_HIB) {
@@ -518,9 +491,8 @@ static int hr_parse_record(struct hr_profile *p, uint32_t type, struct hr_cur *c
     case HPF_REC_STACK:
         return hr_parse_stack(p, c, err, off);
     case HPF_REC_HIB:
-        return hr_parse_hib(p, c, err, off);
     case HPF_REC_LIVE:
-        return hr_parse_live(p, c, err, off);
+        return hr_parse_hib_live(p, c, type, err, off);
     case HPF_REC_SUMMARY: {
         if (seen->summary++) {
             hr_err(err, "second SUMMARY record at offset %llu", (unsigned long long)off);
@@ -539,12 +511,8 @@ static int hr_parse_record(struct hr_profile *p, uint32_t type, struct hr_cur *c
     }
     case HPF_REC_END: {
         struct hpf_end e;
-        const void *fixed = hr_cur_take(c, sizeof e);
-        if (!fixed) {
-            hr_err(err, "END record at offset %llu too short", (unsigned long long)off);
+        if (hr_cur_fixed(c, &e, sizeof e, "END", off, err))
             return -1;
-        }
-        memcpy(&e, fixed, sizeof e);
         if (e.records != p->records) {
             hr_err(err, "END record counts %llu records but %llu precede it",
                    (unsigned long long)e.records, (unsigned long long)p->records);
