@@ -312,7 +312,16 @@ static void vlog_to(int fd, const char *fmt, va_list ap)
     errno = saved;
 }
 
-static void vlog(const char *fmt, va_list ap) { vlog_to(2, fmt, ap); }
+/* Warnings and errors: to the notes' descriptor while it is still heapprof-run's stderr, so
+ * that the program's own stderr stays the program's; to descriptor 2 otherwise (they are not
+ * dropped as notes are: a profile that could not be written must be said somewhere). */
+static void vlog(const char *fmt, va_list ap)
+{
+    int saved = errno;
+    int fd = hp_note_fd();
+    errno = saved;
+    vlog_to(fd >= 0 ? fd : 2, fmt, ap);
+}
 
 void hp_error(const char *fmt, ...)
 {

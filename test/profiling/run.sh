@@ -847,6 +847,22 @@ elif [ "$nprof" -lt 4 ] || [ "$nnotes" -lt 3 ]; then
 else
     ok "$name"
 fi
+# Warnings and errors too go to heapprof-run's stderr, not into the program's (a process whose
+# stderr is a file of its own printed "unknown option" there).
+name=heapprof-run-warnings
+"$top/scripts/heapprof-run" -o "$tmp/warn.%p.hpf" --options bogus_option=1 sh -c \
+    "\"$out/gcc/sites\" >/dev/null 2>\"$tmp/warn.prog\"" >/dev/null 2>"$tmp/warn.err"
+rc=$?
+nwarn=$(grep -c "unknown option 'bogus_option'" "$tmp/warn.err")
+if [ $rc -ne 0 ]; then
+    bad "$name" "exit status $rc: $(head -c 300 "$tmp/warn.err")"
+elif [ -s "$tmp/warn.prog" ]; then
+    bad "$name" "the program's stderr holds '$(head -c 300 "$tmp/warn.prog")'"
+elif [ "$nwarn" -ne 2 ]; then
+    bad "$name" "$nwarn warnings on heapprof-run's stderr, expected 2 (sh, sites)"
+else
+    ok "$name"
+fi
 # A descriptor 9 the command inherits from its caller stays the command's; the notes take
 # another.
 name=heapprof-run-inherited-fd
