@@ -885,9 +885,15 @@ void hp_test_write_stacks(int fd, uint32_t n)
 }
 #endif
 
+/* The totals of the contexts as written, for the summary (under dump_lock). */
+static struct {
+    uint64_t contexts, allocs, bytes, live_count, live_size;
+} written;
+
 static void write_contexts(struct writer *w, uint32_t now_ms, uint32_t cpu)
 {
     uint32_t n = __atomic_load_n(&hp_prof.next_id, __ATOMIC_ACQUIRE);
+    hp_memset(&written, 0, sizeof written);
     hib_packer.count = live_packer.count = 0;
     hib_packer.len = live_packer.len = 0;
     write_stacks(w, n);
@@ -929,6 +935,11 @@ static void write_contexts(struct writer *w, uint32_t now_ms, uint32_t cpu)
         lv.first_alloc_ms = c->first_alloc_ms == UINT32_MAX ? 0 : c->first_alloc_ms;
         lv.last_alloc_ms = c->last_alloc_ms;
         pack_add(w, &live_packer, &lv);
+        written.contexts++;
+        written.allocs += lv.allocs;
+        written.bytes += lv.bytes;
+        written.live_count += lv.live_count;
+        written.live_size += lv.live_size;
     }
     pack_flush(w, &live_packer);
 }
@@ -937,16 +948,19 @@ static void write_summary(struct writer *w)
 {
     struct hpf_summary s;
     hp_memset(&s, 0, sizeof s);
-    s.total_allocs = hp_prof.total_allocs;
-    s.total_frees = hp_prof.total_frees;
-    s.total_bytes = hp_prof.total_bytes;
-    s.live_count = hp_prof.live_count > 0 ? (uint64_t)hp_prof.live_count : 0;
-    s.live_size = hp_prof.live_size > 0 ? (uint64_t)hp_prof.live_size : 0;
+    /* The counts are the contexts' sums, so that they agree with the contexts even when a
+     * thread changed something while the dump was written (a thread leaving, which flushes its
+     * cache; hp_profile_hold keeps the others still). They equal hp_prof's totals otherwise. */
+    s.total_allocs = written.allocs;
+    s.total_frees = written.allocs - written.live_count;
+    s.total_bytes = written.bytes;
+    s.live_count = written.live_count;
+    s.live_size = written.live_size;
     s.peak_live_size = hp_prof.peak_size;
     s.peak_live_count = hp_prof.peak_count;
     s.peak_ms = hp_prof.peak_ms;
     s.peak_slack_bytes = hp_profile_slack_bound();
-    s.contexts = __atomic_load_n(&hp_prof.ncontexts, __ATOMIC_RELAXED);
+    s.contexts = written.contexts;
     s.unprofiled_allocs = hp_counters.unprofiled_allocs;
     s.evicted_hibs = hp_counters.evicted_hibs;
     s.foreign_frees = hp_counters.foreign_frees;
@@ -964,6 +978,7 @@ static void write_summary(struct writer *w)
 /* A dump that stops before writing anything: both locks held, depth raised. */
 static int dump_abandon(int rc)
 {
+    hp_profile_hold(0);
     hp_unlock(&spool_lock);
     hp_tls.depth--;
     hp_unlock(&dump_lock);
@@ -1003,6 +1018,7 @@ int hp_dump(int reason)
     }
     hp_maps_refresh(1);
     hp_profile_flush_all();
+    hp_profile_hold(1);
     uint32_t now = hp_now_ms(), cpu = hp_cpu();
     hp_peak_finish();
     struct writer *w = &wr;
@@ -1122,6 +1138,7 @@ int hp_dump(int reason)
             }
         }
     }
+    hp_profile_hold(0);
     struct hpf_end end = {w->records};
     w_record(w, HPF_REC_END, 0, sizeof end);
     w_bytes(w, &end, sizeof end);

@@ -511,17 +511,27 @@ static void publish_global(struct hp_thread *t)
         global_live(ds, dc, hp_now_ms());
 }
 
+static int hold; /* hp_profile_hold */
+
+void hp_profile_hold(int on) { __atomic_store_n(&hold, on, __ATOMIC_RELEASE); }
+
+/* Push this thread's changes, unless a dump is being written: then they wait in the cache (which
+ * may go past the slack meanwhile) for the thread's next event after it. */
 static void publish(struct hp_thread *t)
 {
+    if (HP_UNLIKELY(__atomic_load_n(&hold, __ATOMIC_ACQUIRE)))
+        return;
     push_dirty(t);
     publish_global(t);
 }
 
 /* Called before a free is applied: if the heap is leaving a new peak, copy every context's
- * live counters now, while they still describe the peak. */
+ * live counters now, while they still describe the peak (after a dump being written, as the
+ * counters wait for it). */
 static void peak_check_before_free(struct hp_thread *t)
 {
-    if (HP_UNLIKELY(__atomic_load_n(&hp_prof.peak_pending, __ATOMIC_RELAXED))) {
+    if (HP_UNLIKELY(__atomic_load_n(&hp_prof.peak_pending, __ATOMIC_RELAXED)) &&
+        !__atomic_load_n(&hold, __ATOMIC_ACQUIRE)) {
         if (multi)
             publish(t);
         peak_request_if_pending();

@@ -45,6 +45,10 @@ extern struct hp_prof hp_prof;
 
 /* Flush every thread's cache into the shared table and context counters (dump, fork). */
 void hp_profile_flush_all(void);
+/* While a dump writes (on: after hp_profile_flush_all, off: when it is written), other threads
+ * keep their changes in their caches instead of pushing them to the contexts and totals, so
+ * that what the dump reads is the state at the flush, not a mix of moments. */
+void hp_profile_hold(int on);
 /* Call fn for every HIB in the shared table. */
 void hp_table_foreach(void (*fn)(const struct hpf_hib *, void *), void *arg);
 /* The calling thread's cache sizes: context entries and stack-cache sets (0, 0 without one). */

@@ -352,6 +352,17 @@ def main():
                doc["summary"]["evicted_hibs"] > 16 * 1024)
         expect(f"dump_reason {doc['process']['dump_reason']}, expected {sys.argv[3]}",
                doc["process"]["dump_reason"] == sys.argv[3])
+    elif kind == "consistent":
+        # One moment: the summary's counts are the sums over the contexts.
+        sm, cs = doc["summary"], doc["contexts"]
+        for key, field in (("total_allocs", "allocs"), ("total_bytes", "bytes"),
+                           ("live_count", "live_count"), ("live_size", "live_size")):
+            total = sum(c[field] for c in cs)
+            expect(f"summary {key} {sm[key]}, contexts' {field} add up to {total}", sm[key] == total)
+        expect(f"allocations {sm['total_allocs']} - frees {sm['total_frees']} != live {sm['live_count']}",
+               sm["total_allocs"] - sm["total_frees"] == sm["live_count"])
+        busy = sum(c["allocs"] for c in cs if c["frames"] and c["frames"][0]["function"].startswith("busy_site"))
+        expect("no allocations from the busy sites", busy > 0)
     elif kind == "interval":
         expect("interval dump_reason", doc["process"]["dump_reason"] == "interval")
         expect("interval dump has no contexts", len(doc["contexts"]) > 0)

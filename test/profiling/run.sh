@@ -462,6 +462,26 @@ if run "$name" "dump_interval_ms=100" sh -c 'sleep 0.45'; then
     fi
 fi
 
+# Periodic dumps while four threads allocate and free at full speed: each dump is one moment
+# (its summary agrees with its contexts), as is the exit profile.
+gcc -O1 -g -pthread -o "$out/gcc/busy_dumps" test/profiling/busy_dumps.c
+name=busy-dumps
+if run "$name" "dump_interval_ms=25:peak_slack_kb=1" "$out/gcc/busy_dumps"; then
+    n=$(dumps_in "$tmp/$name")
+    if [ "$n" -ge 5 ]; then
+        fails=
+        for f in "$tmp/$name"/p.*.hpf*; do
+            if ! "$report" --format json -o "$tmp/r.json" "$f" 2>"$tmp/r.err" ||
+                ! python3 test/profiling/check_sites.py consistent "$tmp/r.json" >"$tmp/c.out" 2>&1; then
+                fails="$fails $(basename "$f"): $(cat "$tmp/r.err" "$tmp/c.out" | head -2 | tr '\n' ' ')"
+            fi
+        done
+        if [ -z "$fails" ]; then ok "$name"; else bad "$name" "$fails"; fi
+    else
+        bad "$name" "$n interval dumps, expected at least 5"
+    fi
+fi
+
 # Periodic dumps across fork: the child runs its own interval thread, as a two-thread process.
 gcc -O1 -g -o "$out/gcc/interval_fork" test/profiling/interval_fork.c
 name=interval-fork

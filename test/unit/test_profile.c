@@ -760,6 +760,48 @@ START_TEST(test_flush_during_events)
 }
 END_TEST
 
+/* While a dump is written (hp_profile_hold), the threads that go on allocating keep their
+ * changes in their caches: the contexts and totals the dump reads stay those of the flush, even
+ * with a 1 KiB slack that makes them push every few events otherwise. Nothing is lost: after
+ * the hold everything arrives. */
+START_TEST(test_hold_during_dump)
+{
+    pthread_t th[NT];
+    start_threads("output=:verbosity=0:peak_slack_kb=1", th, busy_worker);
+    while (__atomic_load_n(&busy_started, __ATOMIC_RELAXED) < NT)
+        sched_yield();
+    hp_profile_flush_all();
+    hp_profile_hold(1);
+    uint64_t allocs = hp_prof.total_allocs, frees = hp_prof.total_frees;
+    int64_t live = hp_prof.live_size;
+    uint64_t ctx_allocs[2] = {0, 0};
+    for (uint32_t id = 1; id < hp_prof.next_id; id++)
+        if (hp_prof.by_id[id])
+            ctx_allocs[ctx(id)->pcs[0] == site_pc(0) ? 0 : 1] = ctx(id)->allocs;
+    /* Long enough for thousands of events per thread. */
+    struct timespec ts = {0, 30 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    ck_assert_uint_eq(hp_prof.total_allocs, allocs);
+    ck_assert_uint_eq(hp_prof.total_frees, frees);
+    ck_assert_int_eq(hp_prof.live_size, live);
+    for (uint32_t id = 1; id < hp_prof.next_id; id++)
+        if (hp_prof.by_id[id])
+            ck_assert_uint_eq(ctx(id)->allocs, ctx_allocs[ctx(id)->pcs[0] == site_pc(0) ? 0 : 1]);
+    hp_profile_hold(0);
+    nanosleep(&ts, NULL);
+    ck_assert_uint_gt(hp_prof.total_allocs, allocs); /* pushing again */
+    __atomic_store_n(&busy_stop, 1, __ATOMIC_RELAXED);
+    for (int t = 0; t < NT; t++)
+        pthread_join(th[t], NULL);
+    ck_assert_int_gt(busy_done[0], 1000);
+    hp_profile_flush_all();
+    struct sums e = expected_sums(busy_done);
+    ck_assert_uint_eq(hp_prof.total_allocs, e.count[0] + e.count[1]);
+    ck_assert_uint_eq(hp_prof.total_bytes, e.bytes[0] + e.bytes[1]);
+    ck_assert_int_eq(hp_prof.live_size, (int64_t)(e.live[0] + e.live[1]));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("profile");
@@ -778,6 +820,7 @@ int main(void)
     tcase_add_test(tc, test_reentrant_calls);
     tcase_add_test(tc, test_threads);
     tcase_add_test(tc, test_flush_during_events);
+    tcase_add_test(tc, test_hold_during_dump);
     suite_add_tcase(s, tc);
     return hp_unit_run(s);
 }
