@@ -2,6 +2,7 @@
  * function and source line at pc - 1, and caches the answer per pc. */
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,14 @@
 struct hr_cu_range {
     uint64_t lo, hi; /* DWARF addresses, [lo, hi); lo first: hr_first_above */
     Dwarf_Off die;   /* the unit's DIE */
+};
+
+/* One symbol of a module's symbol table, for hr_sym_name. */
+struct hr_sym {
+    uint64_t start, end; /* run-time addresses; end == start: a symbol without a size */
+    const char *name;    /* owned by libdwfl */
+    uint32_t index;      /* in the symbol table: the first one wins a tie */
+    uint8_t rank;        /* binding: global 2, weak 1, local 0; the higher wins a tie */
 };
 
 /* Per-module state. The Dwfl_Module is NULL when the module has no file we can read. */
@@ -25,6 +34,10 @@ struct hr_sym_module {
     size_t ncus;
     Dwarf *dw;
     Dwarf_Addr dwbias; /* run-time address = DWARF address + dwbias */
+    int syms_built;
+    struct hr_sym *syms; /* start first (then index) */
+    uint64_t *max_end;   /* max_end[i]: the largest end of syms[0..i] */
+    size_t nsyms;
 };
 
 /* One executable range, for the pc -> module search (start first: hr_first_above). */
@@ -250,6 +263,83 @@ static Dwarf_Line *hr_cu_line(struct hr_sym_module *m, uint64_t addr)
     return NULL;
 }
 
+static int hr_sym_cmp(const void *a, const void *b)
+{
+    const struct hr_sym *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The module's symbols, sorted, once: libdwfl's own address lookup (dwfl_module_addrname)
+ * goes through the whole symbol table at every call, which took 35 s for the 17,600 distinct
+ * pcs of a clang profile (libLLVM has 45,000 symbols). */
+static void hr_build_syms(struct hr_sym_module *m)
+{
+    m->syms_built = 1;
+    int n = dwfl_module_getsymtab(m->dwmod);
+    if (n <= 1)
+        return;
+    m->syms = malloc((size_t)n * sizeof *m->syms);
+    m->max_end = malloc((size_t)n * sizeof *m->max_end);
+    if (!m->syms || !m->max_end) {
+        free(m->syms);
+        free(m->max_end);
+        m->syms = NULL;
+        m->max_end = NULL;
+        return; /* out of memory: libdwfl answers, slowly */
+    }
+    for (int i = 1; i < n; i++) {
+        GElf_Sym sym;
+        GElf_Addr addr;
+        GElf_Word shndx;
+        const char *name = dwfl_module_getsym_info(m->dwmod, i, &sym, &addr, &shndx, NULL, NULL);
+        int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+        if (!name || !name[0] || shndx == SHN_UNDEF || shndx == SHN_ABS || type == STT_SECTION || type == STT_FILE ||
+            type == STT_TLS)
+            continue;
+        m->syms[m->nsyms++] = (struct hr_sym){addr, addr + sym.st_size, name, (uint32_t)i,
+                                              bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0};
+    }
+    qsort(m->syms, m->nsyms, sizeof *m->syms, hr_sym_cmp);
+    for (size_t i = 0; i < m->nsyms; i++)
+        m->max_end[i] = i && m->max_end[i - 1] > m->syms[i].end ? m->max_end[i - 1] : m->syms[i].end;
+}
+
+/* The name of the function at addr: the symbol with a size that holds it and starts closest
+ * below it (of several at that address, the global one, then the first); without one, the
+ * closest symbol without a size below it, unless a symbol with a size ends between the two. */
+static const char *hr_sym_name(struct hr_sym_module *m, uint64_t addr)
+{
+    if (!m->syms_built)
+        hr_build_syms(m);
+    if (!m->syms)
+        return dwfl_module_addrname(m->dwmod, addr);
+    size_t i = hr_first_above(m->syms, m->nsyms, sizeof *m->syms, addr); /* syms[i - 1] <= addr */
+    const struct hr_sym *best = NULL;
+    for (size_t j = i; j > 0 && m->max_end[j - 1] > addr; j--) {
+        const struct hr_sym *c = &m->syms[j - 1];
+        if (best && c->start != best->start)
+            break;
+        if (c->end > addr && (!best || c->rank >= best->rank))
+            best = c;
+    }
+    if (best)
+        return best->name;
+    for (size_t j = i; j > 0; j--) {
+        const struct hr_sym *c = &m->syms[j - 1];
+        if (c->end != c->start)
+            return NULL; /* addr lies past this one's end, in no symbol */
+        /* Sizeless: the closest, the global one of several at one address. */
+        const struct hr_sym *pick = c;
+        for (size_t k = j - 1; k > 0 && m->syms[k - 1].start == c->start; k--)
+            if (m->syms[k - 1].end == m->syms[k - 1].start && m->syms[k - 1].rank >= pick->rank)
+                pick = &m->syms[k - 1];
+        return pick->name;
+    }
+    return NULL;
+}
+
 static void hr_lookup(struct hr_symbolizer *s, uint64_t pc, struct hr_frame *f)
 {
     f->pc = pc;
@@ -266,7 +356,7 @@ static void hr_lookup(struct hr_symbolizer *s, uint64_t pc, struct hr_frame *f)
         f->module = m->path;
         if (m->dwmod) {
             hr_check_build_id(s, m);
-            const char *name = dwfl_module_addrname(m->dwmod, addr);
+            const char *name = hr_sym_name(m, addr);
             if (name) {
                 char *dem = hr_demangle(name);
                 f->function = dem ? dem : hr_dup(name);
@@ -364,6 +454,8 @@ void hr_symbolizer_free(struct hr_symbolizer *s)
         for (size_t i = 0; i < s->nmods; i++) {
             free(s->mods[i].path);
             free(s->mods[i].cus);
+            free(s->mods[i].syms);
+            free(s->mods[i].max_end);
         }
     free(s->mods);
     free(s->ranges);

@@ -3,6 +3,8 @@
  * the names of its own functions. Also: build id mismatch, missing files, [vdso], demangling. */
 #include <check.h>
 #include <elf.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,6 +263,89 @@ START_TEST(same_file_twice)
 }
 END_TEST
 
+/* libc as a module of its own (dl_iterate_phdr finds it by name). */
+static int libc_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct self_module *m = arg;
+    if (!info->dlpi_name || !strstr(info->dlpi_name, "/libc.so"))
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum && m->nsegs < 16; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD) {
+            uint64_t start = info->dlpi_addr + ph->p_vaddr;
+            m->segs[m->nsegs++] = (struct hpf_segment){
+                .start = start, .end = start + ph->p_memsz, .offset = ph->p_offset,
+                .prot = (ph->p_flags & PF_X ? 5 : 1)};
+        }
+    }
+    m->bias = info->dlpi_addr;
+    snprintf(m->path, sizeof m->path, "%s", info->dlpi_name);
+    return 1;
+}
+
+/* The report's own symbol search (a sorted table per module) names every address of libc as
+ * libdwfl's dwfl_module_addrname does: the start, middle and last byte of every symbol with a
+ * size, and the byte after each, which may lie in no symbol. */
+START_TEST(names_agree_with_libdwfl)
+{
+    struct self_module m;
+    memset(&m, 0, sizeof m);
+    dl_iterate_phdr(libc_cb, &m);
+    ck_assert_msg(m.nsegs > 0, "libc not found among the loaded objects");
+    static const Dwfl_Callbacks cb = {
+        .find_elf = dwfl_build_id_find_elf,
+        .find_debuginfo = dwfl_standard_find_debuginfo,
+        .section_address = dwfl_offline_section_address,
+    };
+    Dwfl *dwfl = dwfl_begin(&cb);
+    dwfl_report_begin(dwfl);
+    Dwfl_Module *mod = dwfl_report_elf(dwfl, m.path, m.path, -1, m.bias, true);
+    dwfl_report_end(dwfl, NULL, NULL);
+    ck_assert_ptr_nonnull(mod);
+    int nsyms = dwfl_module_getsymtab(mod);
+    ck_assert_int_gt(nsyms, 100);
+
+    struct ht_buf b = {0};
+    ht_file_header(&b);
+    struct hpf_process pr = {.pid = 1};
+    ht_process(&b, &pr, "glibc", "/bin/true", NULL);
+    struct hpf_summary sum = {0};
+    ht_record(&b, HPF_REC_SUMMARY, &sum, sizeof sum);
+    ht_module(&b, m.bias, m.segs, m.nsegs, NULL, 0, m.path);
+    ht_end(&b);
+    struct hr_profile p;
+    char err[HR_ERR_MAX];
+    ck_assert_msg(hr_profile_parse(&p, "libc.hpf", b.data, b.len, err) == 0, "%s", err);
+    struct hr_symbolizer *s = hr_symbolizer_new(&p, NULL);
+    ck_assert_ptr_nonnull(s);
+    int checked = 0;
+    for (int i = 1; i < nsyms; i++) {
+        GElf_Sym sym;
+        GElf_Addr addr;
+        GElf_Word shndx;
+        if (!dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, NULL, NULL) || !sym.st_size ||
+            GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+            continue;
+        uint64_t probes[4] = {addr, addr + sym.st_size / 2, addr + sym.st_size - 1,
+                              addr + sym.st_size};
+        for (int k = 0; k < 4; k++) {
+            const char *want = dwfl_module_addrname(mod, probes[k]);
+            struct hr_frame f;
+            hr_symbolize(s, probes[k] + 1, &f); /* a return address: pc - 1 is looked up */
+            ck_assert_msg(strcmp(f.function, want ? want : "") == 0,
+                          "%#llx (%s + %d/4): report says '%s', libdwfl '%s'",
+                          (unsigned long long)probes[k], dwfl_module_getsym_info(mod, i, &sym,
+                          &addr, &shndx, NULL, NULL), k, f.function, want ? want : "");
+            checked++;
+        }
+    }
+    ck_assert_int_gt(checked, 1000);
+    hr_symbolizer_free(s);
+    hr_profile_free(&p);
+    dwfl_end(dwfl);
+}
+END_TEST
+
 START_TEST(text_and_json_frames)
 {
     struct self_module m;
@@ -398,6 +483,7 @@ int main(void)
     tcase_add_test(tc, text_and_json_frames);
     tcase_add_test(tc, demangling);
     tcase_add_test(tc, rust_demangling);
+    tcase_add_test(tc, names_agree_with_libdwfl);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
