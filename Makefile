@@ -109,7 +109,14 @@ $(BUILD)/unit/%: test/unit/%.c test/unit/unit_support.h $(TEST_OBJS)
 # Report unit tests, sanitized.
 $(BUILD)/runit/%: report/test/%.c $(REPORT_LIB_SRCS) $(wildcard report/*.h) $(wildcard report/test/*.h) shim/hpf_format.h
 	@mkdir -p $(dir $@)
-	$(CC) $(REPORT_CFLAGS) $(SAN) $(CHECK_CFLAGS) -o $@ $< $(REPORT_LIB_SRCS) $(REPORT_LIBS) $(CHECK_LIBS)
+	$(CC) $(REPORT_CFLAGS) $(SAN) $(CHECK_CFLAGS) $(RUNIT_DEFS) -o $@ $< $(REPORT_LIB_SRCS) $(REPORT_LIBS) $(CHECK_LIBS)
+
+# test_symbolize loads a stripped, versioned shared object (report/test/symtest_lib.c).
+$(BUILD)/runit/libsymtest.so: report/test/symtest_lib.c report/test/symtest_lib.map
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -fPIC -shared -s -Wl,--version-script=report/test/symtest_lib.map -o $@ $<
+$(BUILD)/runit/test_symbolize: $(BUILD)/runit/libsymtest.so
+$(BUILD)/runit/test_symbolize: RUNIT_DEFS = -DHR_SYMTEST_LIB='"$(abspath $(BUILD))/runit/libsymtest.so"'
 
 # Test programs: built with gcc and clang, sanitized where they are not about the allocator
 # itself (see test/progs/README).

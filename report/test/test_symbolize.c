@@ -2,6 +2,7 @@
  * record (segments and load bias from dl_iterate_phdr, build id from its note), then asks for
  * the names of its own functions. Also: build id mismatch, missing files, [vdso], demangling. */
 #include <check.h>
+#include <dlfcn.h>
 #include <elf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
@@ -263,11 +264,12 @@ START_TEST(same_file_twice)
 }
 END_TEST
 
-/* libc as a module of its own (dl_iterate_phdr finds it by name). */
-static int libc_cb(struct dl_phdr_info *info, size_t size, void *arg)
+/* A loaded object as a module of its own, found by dl_iterate_phdr by a part of its name
+ * (m->path holds that part on the way in). */
+static int named_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
     struct self_module *m = arg;
-    if (!info->dlpi_name || !strstr(info->dlpi_name, "/libc.so"))
+    if (!info->dlpi_name || !strstr(info->dlpi_name, m->path))
         return 0;
     for (int i = 0; i < info->dlpi_phnum && m->nsegs < 16; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -283,6 +285,48 @@ static int libc_cb(struct dl_phdr_info *info, size_t size, void *arg)
     return 1;
 }
 
+/* A module described to libdwfl and, in a one-module profile, to the report's symbolizer. */
+struct dwfl_pair {
+    Dwfl *dwfl;
+    Dwfl_Module *mod;
+    struct ht_buf b;
+    struct hr_profile p;
+    struct hr_symbolizer *s;
+};
+
+static void dwfl_pair_open(struct dwfl_pair *d, const struct self_module *m)
+{
+    static const Dwfl_Callbacks cb = {
+        .find_elf = dwfl_build_id_find_elf,
+        .find_debuginfo = dwfl_standard_find_debuginfo,
+        .section_address = dwfl_offline_section_address,
+    };
+    memset(d, 0, sizeof *d);
+    d->dwfl = dwfl_begin(&cb);
+    dwfl_report_begin(d->dwfl);
+    d->mod = dwfl_report_elf(d->dwfl, m->path, m->path, -1, m->bias, true);
+    dwfl_report_end(d->dwfl, NULL, NULL);
+    ck_assert_ptr_nonnull(d->mod);
+    ht_file_header(&d->b);
+    struct hpf_process pr = {.pid = 1};
+    ht_process(&d->b, &pr, "glibc", "/bin/true", NULL);
+    struct hpf_summary sum = {0};
+    ht_record(&d->b, HPF_REC_SUMMARY, &sum, sizeof sum);
+    ht_module(&d->b, m->bias, m->segs, m->nsegs, NULL, 0, m->path);
+    ht_end(&d->b);
+    char err[HR_ERR_MAX];
+    ck_assert_msg(hr_profile_parse(&d->p, "module.hpf", d->b.data, d->b.len, err) == 0, "%s", err);
+    d->s = hr_symbolizer_new(&d->p, NULL);
+    ck_assert_ptr_nonnull(d->s);
+}
+
+static void dwfl_pair_close(struct dwfl_pair *d)
+{
+    hr_symbolizer_free(d->s);
+    hr_profile_free(&d->p);
+    dwfl_end(d->dwfl);
+}
+
 /* The report's own symbol search (a sorted table per module) names every address of libc as
  * libdwfl's dwfl_module_addrname does: the start, middle and last byte of every symbol with a
  * size, and the byte after each, which may lie in no symbol. */
@@ -290,34 +334,15 @@ START_TEST(names_agree_with_libdwfl)
 {
     struct self_module m;
     memset(&m, 0, sizeof m);
-    dl_iterate_phdr(libc_cb, &m);
+    snprintf(m.path, sizeof m.path, "/libc.so");
+    dl_iterate_phdr(named_cb, &m);
     ck_assert_msg(m.nsegs > 0, "libc not found among the loaded objects");
-    static const Dwfl_Callbacks cb = {
-        .find_elf = dwfl_build_id_find_elf,
-        .find_debuginfo = dwfl_standard_find_debuginfo,
-        .section_address = dwfl_offline_section_address,
-    };
-    Dwfl *dwfl = dwfl_begin(&cb);
-    dwfl_report_begin(dwfl);
-    Dwfl_Module *mod = dwfl_report_elf(dwfl, m.path, m.path, -1, m.bias, true);
-    dwfl_report_end(dwfl, NULL, NULL);
-    ck_assert_ptr_nonnull(mod);
+    struct dwfl_pair d;
+    dwfl_pair_open(&d, &m);
+    Dwfl_Module *mod = d.mod;
+    struct hr_symbolizer *s = d.s;
     int nsyms = dwfl_module_getsymtab(mod);
     ck_assert_int_gt(nsyms, 100);
-
-    struct ht_buf b = {0};
-    ht_file_header(&b);
-    struct hpf_process pr = {.pid = 1};
-    ht_process(&b, &pr, "glibc", "/bin/true", NULL);
-    struct hpf_summary sum = {0};
-    ht_record(&b, HPF_REC_SUMMARY, &sum, sizeof sum);
-    ht_module(&b, m.bias, m.segs, m.nsegs, NULL, 0, m.path);
-    ht_end(&b);
-    struct hr_profile p;
-    char err[HR_ERR_MAX];
-    ck_assert_msg(hr_profile_parse(&p, "libc.hpf", b.data, b.len, err) == 0, "%s", err);
-    struct hr_symbolizer *s = hr_symbolizer_new(&p, NULL);
-    ck_assert_ptr_nonnull(s);
     int checked = 0;
     for (int i = 1; i < nsyms; i++) {
         GElf_Sym sym;
@@ -340,9 +365,61 @@ START_TEST(names_agree_with_libdwfl)
         }
     }
     ck_assert_int_gt(checked, 1000);
-    hr_symbolizer_free(s);
-    hr_profile_free(&p);
-    dwfl_end(dwfl);
+    dwfl_pair_close(&d);
+}
+END_TEST
+
+/* A stripped shared object with a version script (report/test/symtest_lib.c): its only
+ * symbols are .dynsym's, among them one absolute symbol (value 0) per version node, and its
+ * PLT lies below every function symbol. Every byte of its code is named as libdwfl names it;
+ * in particular the PLT is not named after a version node (Debian's libgnutls was, before
+ * absolute symbols were left out of the report's table). */
+START_TEST(versioned_stripped_object)
+{
+    void *lib = dlopen(HR_SYMTEST_LIB, RTLD_NOW);
+    ck_assert_msg(lib != NULL, "%s", dlerror());
+    struct self_module m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.path, sizeof m.path, "/libsymtest.so");
+    dl_iterate_phdr(named_cb, &m);
+    ck_assert_msg(m.nsegs > 0, "libsymtest.so not found among the loaded objects");
+    struct dwfl_pair d;
+    dwfl_pair_open(&d, &m);
+    /* The fixture is what it should be: absolute symbols, and code below the first function. */
+    int nsyms = dwfl_module_getsymtab(d.mod), nabs = 0;
+    uint64_t first_func = UINT64_MAX;
+    for (int i = 1; i < nsyms; i++) {
+        GElf_Sym sym;
+        GElf_Addr addr;
+        GElf_Word shndx;
+        if (!dwfl_module_getsym_info(d.mod, i, &sym, &addr, &shndx, NULL, NULL))
+            continue;
+        nabs += shndx == SHN_ABS;
+        if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && shndx != SHN_UNDEF && addr < first_func)
+            first_func = addr;
+    }
+    ck_assert_int_ge(nabs, 2);
+    int below = 0, named = 0;
+    for (uint32_t i = 0; i < m.nsegs; i++) {
+        if (!(m.segs[i].prot & 4))
+            continue;
+        for (uint64_t a = m.segs[i].start; a < m.segs[i].end; a++) {
+            const char *want = dwfl_module_addrname(d.mod, a);
+            struct hr_frame f;
+            hr_symbolize(d.s, a + 1, &f); /* a return address: pc - 1 is looked up */
+            ck_assert_msg(strcmp(f.function, want ? want : "") == 0,
+                          "%#llx: report says '%s', libdwfl '%s'", (unsigned long long)a,
+                          f.function, want ? want : "");
+            below += a < first_func;
+            named += want != NULL;
+            ck_assert_msg(!want || strncmp(want, "SYMTEST_", 8) != 0, "%#llx named %s",
+                          (unsigned long long)a, want);
+        }
+    }
+    ck_assert_int_gt(below, 64); /* .init and .plt */
+    ck_assert_int_ge(named, 19 + 64);
+    dwfl_pair_close(&d);
+    dlclose(lib);
 }
 END_TEST
 
@@ -484,6 +561,7 @@ int main(void)
     tcase_add_test(tc, demangling);
     tcase_add_test(tc, rust_demangling);
     tcase_add_test(tc, names_agree_with_libdwfl);
+    tcase_add_test(tc, versioned_stripped_object);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
