@@ -31,7 +31,39 @@ static void note_region(void *p, size_t size) /* with meta_lock held */
     }
 }
 
+static void *map_region(size_t size);
+
 void hp_meta_init(uint64_t budget_bytes) { budget = budget_bytes; }
+
+/* A small region for signal handlers that allocate while their thread holds meta_lock (it is
+ * making a context of its own): they cannot wait for it, so they cut their contexts from here,
+ * with an atomic add. Mapped by the first handler that needs it (mmap is a system call, safe
+ * in a handler), and counted in what the arena uses from then on. */
+#define RESERVE_SIZE (256u << 10)
+static char *reserve;
+static size_t reserve_used, reserve_mapped;
+
+static void *from_reserve(size_t size)
+{
+    char *r = __atomic_load_n(&reserve, __ATOMIC_ACQUIRE);
+    if (!r) {
+        if (__atomic_load_n(&used, __ATOMIC_RELAXED) + RESERVE_SIZE > budget)
+            return NULL;
+        char *m = map_region(RESERVE_SIZE);
+        if (!m)
+            return NULL;
+        char *none = NULL;
+        if (__atomic_compare_exchange_n(&reserve, &none, m, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            __atomic_store_n(&reserve_mapped, RESERVE_SIZE, __ATOMIC_RELAXED);
+            r = m;
+        } else {
+            munmap(m, RESERVE_SIZE);
+            r = none;
+        }
+    }
+    size_t at = __atomic_fetch_add(&reserve_used, size, __ATOMIC_RELAXED);
+    return at + size <= RESERVE_SIZE ? r + at : NULL;
+}
 
 static void *map_region(size_t size)
 {
@@ -42,7 +74,7 @@ static void *map_region(size_t size)
 
 static int over_budget(size_t size)
 {
-    if (used + size <= budget)
+    if (used + __atomic_load_n(&reserve_mapped, __ATOMIC_RELAXED) + size <= budget)
         return 0;
     if (!warned) {
         warned = 1;
@@ -52,14 +84,38 @@ static int over_budget(size_t size)
     return 1;
 }
 
-void *hp_meta_alloc(size_t size)
+/* The lock for a caller that may have interrupted its holder (a signal handler on the thread
+ * that holds it): when it is taken, a block from the reserve; with the reserve spent, the lock
+ * tried for a while (another thread may hold it), never waited on for good. */
+static int lock_nested(size_t size, void **from)
 {
+    *from = NULL;
+    if (hp_trylock(&meta_lock))
+        return 1;
+    if ((*from = from_reserve(size)) != NULL)
+        return 0;
+    for (int i = 0; i < 4096; i++) {
+        if (hp_trylock(&meta_lock))
+            return 1;
+        hp_cpu_relax();
+    }
+    return 0;
+}
+
+static void *meta_alloc(size_t size, int nested)
+{
+    if (size > CHUNK_SIZE / 4 && nested)
+        return NULL;
     if (size > CHUNK_SIZE)
         return hp_meta_map(size);
     size = (size + HP_CACHELINE - 1) & ~(size_t)(HP_CACHELINE - 1);
     if (size > CHUNK_SIZE / 4)
         return hp_meta_map(size);
-    hp_lock(&meta_lock);
+    void *spare;
+    if (!nested)
+        hp_lock(&meta_lock);
+    else if (!lock_nested(size, &spare))
+        return spare;
     void *r = NULL;
     if ((size_t)(cur_end - cur) < size) {
         if (over_budget(CHUNK_SIZE)) {
@@ -81,6 +137,9 @@ void *hp_meta_alloc(size_t size)
     hp_unlock(&meta_lock);
     return r;
 }
+
+void *hp_meta_alloc(size_t size) { return meta_alloc(size, 0); }
+void *hp_meta_alloc_nested(size_t size) { return meta_alloc(size, 1); }
 
 void *hp_meta_map(size_t size)
 {
@@ -129,7 +188,10 @@ uint64_t hp_meta_resident(void)
     return pages * 4096;
 }
 
-uint64_t hp_meta_used(void) { return __atomic_load_n(&used, __ATOMIC_RELAXED); }
+uint64_t hp_meta_used(void)
+{
+    return __atomic_load_n(&used, __ATOMIC_RELAXED) + __atomic_load_n(&reserve_mapped, __ATOMIC_RELAXED);
+}
 uint64_t hp_meta_budget(void) { return budget; }
 void hp_meta_fork_prepare(void) { hp_lock(&meta_lock); }
 void hp_meta_fork_parent(void) { hp_unlock(&meta_lock); }

@@ -10,6 +10,9 @@
 void hp_meta_init(uint64_t budget_bytes);
 /* Zeroed, 64-byte aligned; NULL when the budget or the kernel says no. */
 void *hp_meta_alloc(size_t size);
+/* The same for a signal handler that may have interrupted this thread inside the arena: gives
+ * up (NULL) rather than wait long for the lock, and takes no size beyond a quarter chunk. */
+void *hp_meta_alloc_nested(size_t size);
 /* Large zeroed region of its own mapping (tables), counted against the budget. */
 void *hp_meta_map(size_t size);
 uint64_t hp_meta_used(void);

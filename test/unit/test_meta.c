@@ -205,6 +205,34 @@ START_TEST(test_map_huge_fails)
 }
 END_TEST
 
+/* A signal handler's allocation while its own thread holds the arena's lock (here: held by the
+ * test, as fork's prepare handler holds it): from the reserve, which is then counted, until it
+ * is spent; with the lock free, from the arena as usual. */
+START_TEST(test_nested_alloc)
+{
+    hp_meta_init(64u << 20);
+    unsigned char *a = hp_meta_alloc_nested(100);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_uint_eq(hp_meta_used(), CHUNK); /* the lock was free: a chunk */
+    hp_meta_fork_prepare();
+    unsigned char *b = hp_meta_alloc_nested(100);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_uint_eq((uintptr_t)b % 64, 0);
+    ck_assert_uint_eq(count_nonzero(b, 128), 0);
+    ck_assert_uint_eq(hp_meta_used(), CHUNK + (256u << 10));
+    unsigned char *c = hp_meta_alloc_nested(64);
+    ck_assert_ptr_eq(c, b + 128);
+    int n = 2;
+    while (hp_meta_alloc_nested(4096))
+        n++;
+    ck_assert_int_eq(n, 2 + ((256 << 10) - 192) / 4096);
+    ck_assert_ptr_null(hp_meta_alloc_nested(CHUNK)); /* never a map of its own */
+    hp_meta_fork_parent();
+    ck_assert_ptr_eq(hp_meta_alloc_nested(64), a + 128);
+    ck_assert_uint_eq(hp_meta_used(), CHUNK + (256u << 10));
+}
+END_TEST
+
 /* ---------- concurrency ---------- */
 
 #define NT 4
@@ -264,6 +292,7 @@ int main(void)
     tcase_add_test(tc, test_resident);
     tcase_add_test(tc, test_alloc_huge_fails);
     tcase_add_test(tc, test_map_huge_fails);
+    tcase_add_test(tc, test_nested_alloc);
     tcase_add_test(tc, test_concurrent);
     suite_add_tcase(s, tc);
     return hp_unit_run(s);
