@@ -27,7 +27,8 @@ static inline int hp_ready(void)
 /* ---- per-thread state (thread.c) ---- */
 struct hp_thread;
 struct hp_tls {
-    int depth;                 /* >0 while inside the shim: nested calls are re-entrant */
+    int depth;                 /* >0 while inside the shim: nested calls are re-entrant;
+                                * HP_DEPTH_EVENT inside an allocation's or free's own work */
     int dead;                  /* the thread's destructor ran: no cache any more */
     struct hp_thread *thread;  /* profiling state, NULL until the first profiled call */
     uintptr_t stack_lo, stack_hi; /* this thread's own stack (hi 0: not computed yet) */
@@ -35,6 +36,12 @@ struct hp_tls {
     int in_libunwind;          /* inside a libunwind capture (stack.c, fork) */
 };
 extern __thread struct hp_tls hp_tls __attribute__((tls_model("initial-exec")));
+/* The depth of an allocation or free being recorded (profile.c), where everything else that
+ * enters the shim counts from 0 up: a call that finds exactly this depth was made by a signal
+ * handler that interrupted the recording (and is recorded itself, profile.c); one that finds
+ * any other non-zero depth was made by the shim's own work (loading libunwind, a dump) or
+ * during it, and is not. */
+#define HP_DEPTH_EVENT (1 << 20)
 
 /* The shim's own malloc (malloc.c); unit tests provide their own. */
 void *hp_self_malloc_addr(void);
@@ -124,6 +131,13 @@ void hp_stack_before_sandbox(void);
 struct hp_walk_cache;
 int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc,
                      const uintptr_t **out, uint64_t *hash, uintptr_t frame);
+/* The same from a signal handler that interrupted this thread's allocation or free inside the
+ * shim (depth HP_DEPTH_EVENT): no walk cache, nothing that waits for a lock the interrupted
+ * code may hold, never loads libunwind (frame pointers instead of libunwind when the
+ * interrupted code is inside it). -1 when it cannot walk here (the thread's stack bounds are
+ * not known yet). */
+int hp_stack_capture_nested(uintptr_t *pcs, int max, int *truncated, const uintptr_t **out,
+                            uint64_t *hash, uintptr_t frame);
 void hp_maps_refresh(int force);
 int hp_is_exec(uintptr_t pc);          /* in an executable mapping or a loaded object */
 int hp_is_exec_mapping(uintptr_t pc);  /* in the executable mappings of /proc/self/maps */

@@ -43,7 +43,9 @@ static struct hp_ctx *published(struct hp_ctx *c)
     return c;
 }
 
-static HP_COLD struct hp_ctx *depot_get(const uintptr_t *pcs, int n, uint64_t h)
+/* The context of a stack, made if new. nested: for a signal handler that interrupted this
+ * thread inside the shim (hp_meta_alloc_nested). */
+static HP_COLD struct hp_ctx *depot_get(const uintptr_t *pcs, int n, uint64_t h, int nested)
 {
     struct hp_ctx **b = &buckets[h & bucket_mask];
     struct hp_ctx *head = __atomic_load_n(b, __ATOMIC_ACQUIRE);
@@ -55,9 +57,15 @@ static HP_COLD struct hp_ctx *depot_get(const uintptr_t *pcs, int n, uint64_t h)
         __atomic_store_n(&hp_prof.next_id, hp_prof.max_id, __ATOMIC_RELAXED);
         return NULL;
     }
-    struct hp_ctx *c = hp_meta_alloc(sizeof *c + (size_t)n * sizeof(uintptr_t));
-    if (!c)
+    size_t csize = sizeof(struct hp_ctx) + (size_t)n * sizeof(uintptr_t);
+    struct hp_ctx *c = nested ? hp_meta_alloc_nested(csize) : hp_meta_alloc(csize);
+    if (!c) {
+        /* Hand the id back if nobody took one since (a hole otherwise; ids are only names). */
+        uint32_t expect = id + 1;
+        __atomic_compare_exchange_n(&hp_prof.next_id, &expect, id, 0, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED);
         return NULL;
+    }
     c->hash = h;
     c->id = id;
     c->depth = (uint32_t)n;
@@ -355,11 +363,15 @@ static inline struct hp_ctx *entry_ctx(const struct tentry *e)
     return __atomic_load_n(&hp_prof.by_id[e->ctx_id], __ATOMIC_ACQUIRE);
 }
 
-#define DEFER_MAX 64
+#define DEFER_MAX 128
 #define DIRTY_MAX 256
 
+/* An event of a signal handler that interrupted this thread while it recorded one of its own:
+ * applied, in the order they came, when the interrupted call is done with the thread's cache. */
+enum { DEF_FREE, DEF_ALLOC };
+
 struct deferred {
-    uint32_t ctx, alloc_ms, alloc_cpu, dealloc_ms, dealloc_cpu;
+    uint32_t kind, ctx, alloc_ms, alloc_cpu, dealloc_ms, dealloc_cpu;
     uint64_t size;
 };
 
@@ -405,6 +417,8 @@ struct hp_thread {
     struct hp_thread *next_all, *next_free;
     struct scache_entry recent[1 << RECENT_LOG]; /* by the hash's top bits */
     uintptr_t pcs[256 + HP_STACK_SLACK]; /* capture buffer (see hp_stack_capture) */
+    uintptr_t npcs[256 + HP_STACK_SLACK]; /* the same for a signal handler's allocation */
+    int nested; /* a signal handler's allocation is being recorded (npcs in use) */
     struct hp_walk_cache walk;           /* the previous stack walk (cfi.h) */
     uint32_t dirty[DIRTY_MAX];
     struct deferred def[DEFER_MAX];
@@ -549,8 +563,13 @@ static void flush_entry(struct tentry *e)
     }
 }
 
+static void run_deferred(struct hp_thread *t);
+
 static void flush_thread(struct hp_thread *t)
 {
+    /* Events its signal handlers left first: they are part of what the thread did. */
+    if (t->ndef)
+        run_deferred(t);
     push_all(t);
     publish_global(t);
     for (uint64_t i = 0; i <= t->tmask; i++) {
@@ -814,15 +833,75 @@ static inline __attribute__((always_inline)) void free_event(struct hp_thread *t
     maybe_publish(t, e, 0, dealloc_ms);
 }
 
+/* Record allocation of size from context id (c: the context if the caller has it) in the
+ * thread's cache; 0 if the context has no entry (cannot happen: the id came from the depot). */
+static inline __attribute__((always_inline)) int alloc_event(struct hp_thread *t, struct hp_ctx *c,
+                                                             uint32_t id, uint64_t size,
+                                                             uint32_t now_ms)
+{
+    struct tentry *e = entry_for(t, c, id);
+    if (HP_UNLIKELY(!e))
+        return 0;
+    snap_entry(e);
+    e->d_allocs++;
+    e->d_bytes += size;
+    e->d_live_count++;
+    e->d_live_size += (int64_t)size;
+    e->d_live_ts += now_ms;
+    /* The clock never goes back within a thread. */
+    if (e->d_allocs == 1)
+        e->first_ms = now_ms;
+    e->last_ms = now_ms;
+    if (size < e->d_min_size)
+        e->d_min_size = size;
+    if (size > e->d_max_size)
+        e->d_max_size = size;
+    mark_dirty(t, e);
+    t->pend_size += (int64_t)size;
+    t->pend_count++;
+    t->allocs++;
+    t->bytes += size;
+    maybe_publish(t, e, 1, now_ms);
+    return 1;
+}
+
+/* Apply the events signal handlers left (with the thread's lock held, inside the shim), oldest
+ * first: a block a handler allocated may be freed by a later handler, or by the very call that
+ * applies them (which applies them before its own free). A handler that comes meanwhile adds
+ * to the end; the list is emptied only when nothing came since the last look. */
 static HP_COLD void run_deferred(struct hp_thread *t)
+{
+    uint32_t head = 0;
+    for (;;) {
+        uint32_t n = __atomic_load_n(&t->ndef, __ATOMIC_ACQUIRE);
+        if (head < n) {
+            struct deferred d = t->def[head++];
+            if (d.kind == DEF_ALLOC) {
+                if (!alloc_event(t, NULL, d.ctx, d.size, d.alloc_ms))
+                    hp_count(&hp_counters.unprofiled_allocs);
+            } else {
+                free_event(t, d.ctx, d.size, d.alloc_ms, d.alloc_cpu, d.dealloc_ms, d.dealloc_cpu);
+            }
+            continue;
+        }
+        if (__atomic_compare_exchange_n(&t->ndef, &n, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+            return;
+    }
+}
+
+/* Leave an event for the interrupted call (from a signal handler, which the interrupted code
+ * cannot run during; a handler interrupting this one may add its own between the write and the
+ * count, and then this one goes after it). 0 when the list is full. */
+static int defer_event(struct hp_thread *t, const struct deferred *d)
 {
     for (;;) {
         uint32_t n = __atomic_load_n(&t->ndef, __ATOMIC_ACQUIRE);
-        if (!n)
-            return;
-        struct deferred d = t->def[n - 1];
-        if (__atomic_compare_exchange_n(&t->ndef, &n, n - 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-            free_event(t, d.ctx, d.size, d.alloc_ms, d.alloc_cpu, d.dealloc_ms, d.dealloc_cpu);
+        if (n >= DEFER_MAX)
+            return 0;
+        t->def[n] = *d;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        if (__atomic_compare_exchange_n(&t->ndef, &n, n + 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+            return 1;
     }
 }
 
@@ -845,14 +924,51 @@ uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu)
     return hp_profile_alloc_at(size, now_ms, cpu, 0);
 }
 
+/* An allocation by a signal handler that interrupted this thread while it recorded an
+ * allocation or free of its own (the thread's walk cache, stack caches and context entries are
+ * in the middle of being used): its stack is walked afresh into a buffer of its own, its
+ * context found in the depot (without the thread's caches) and the rest left for the
+ * interrupted call (defer_event). Returns the context id for the header, 0 if the allocation
+ * cannot be recorded (the shim's own work made it, a handler interrupted this one, the stack
+ * cannot be walked here, the list of deferred events is full): then its free is not recorded
+ * either. */
+static HP_COLD uint32_t nested_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu, uintptr_t frame)
+{
+    struct hp_tls *tl = &hp_tls;
+    struct hp_thread *t = tl->thread;
+    if (tl->depth != HP_DEPTH_EVENT || !t || t->nested)
+        return 0;
+    t->nested = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    uint32_t id = 0;
+    int truncated = 0;
+    const uintptr_t *frames;
+    uint64_t h;
+    int n = hp_stack_capture_nested(t->npcs, (int)hp_opt.stack_depth, &truncated, &frames, &h, frame);
+    if (n >= 0) {
+        struct hp_ctx *c = depot_get(frames, n, h, 1);
+        struct deferred d = {DEF_ALLOC, c ? c->id : 0, now_ms, cpu, 0, 0, size};
+        if (c && defer_event(t, &d)) {
+            id = c->id;
+            if (truncated)
+                hp_count(&hp_counters.truncated_stacks);
+        }
+    }
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->nested = 0;
+    return id;
+}
+
 HP_HOT uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu, uintptr_t frame)
 {
     struct hp_tls *tl = &hp_tls;
     if (tl->depth) {
-        hp_count(&hp_counters.unprofiled_allocs);
-        return 0;
+        uint32_t id = nested_alloc(size, now_ms, cpu, frame);
+        if (!id)
+            hp_count(&hp_counters.unprofiled_allocs);
+        return id;
     }
-    tl->depth = 1;
+    tl->depth = HP_DEPTH_EVENT;
     /* The frame buffer lives in the thread's state, not on the stack: allocations happen on
      * small stacks too (sigaltstack handlers, PTHREAD_STACK_MIN threads). */
     struct hp_thread *t = thread_get();
@@ -882,7 +998,7 @@ HP_HOT uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu
             se[0] = hit;
             id = hit.id;
         } else {
-            c = depot_get(frames, n, h);
+            c = depot_get(frames, n, h, 0);
             if (HP_UNLIKELY(!c)) {
                 hp_count(&hp_counters.unprofiled_allocs);
                 tl->depth = 0;
@@ -901,33 +1017,12 @@ HP_HOT uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu
     }
     if (HP_LIKELY(t != NULL)) {
         hp_lock(&t->lock);
-        struct tentry *e = entry_for(t, c, id);
-        if (HP_UNLIKELY(!e)) { /* cannot happen: the id came from the depot */
+        if (HP_UNLIKELY(!alloc_event(t, c, id, size, now_ms))) {
             hp_unlock(&t->lock);
             hp_count(&hp_counters.unprofiled_allocs);
             tl->depth = 0;
             return 0;
         }
-        snap_entry(e);
-        e->d_allocs++;
-        e->d_bytes += size;
-        e->d_live_count++;
-        e->d_live_size += (int64_t)size;
-        e->d_live_ts += now_ms;
-        /* The clock never goes back within a thread. */
-        if (e->d_allocs == 1)
-            e->first_ms = now_ms;
-        e->last_ms = now_ms;
-        if (size < e->d_min_size)
-            e->d_min_size = size;
-        if (size > e->d_max_size)
-            e->d_max_size = size;
-        mark_dirty(t, e);
-        t->pend_size += (int64_t)size;
-        t->pend_count++;
-        t->allocs++;
-        t->bytes += size;
-        maybe_publish(t, e, 1, now_ms);
         if (t->ndef)
             run_deferred(t);
         hp_unlock(&t->lock);
@@ -973,21 +1068,18 @@ HP_HOT void hp_profile_free(uint32_t ctx, uint64_t size, uint32_t alloc_ms, uint
         /* A signal handler freeing while this thread is inside the shim: leave the event
          * for the interrupted call to apply when it finishes. */
         struct hp_thread *t = tl->thread;
-        if (t) {
-            uint32_t n = t->ndef;
-            if (n < DEFER_MAX) {
-                t->def[n] = (struct deferred){ctx, alloc_ms, alloc_cpu, now, cpu, size};
-                __atomic_signal_fence(__ATOMIC_SEQ_CST);
-                t->ndef = n + 1;
-                return;
-            }
-        }
-        return; /* more than DEFER_MAX nested frees: the event is dropped */
+        struct deferred d = {DEF_FREE, ctx, alloc_ms, alloc_cpu, now, cpu, size};
+        if (t)
+            defer_event(t, &d);
+        return; /* more than DEFER_MAX deferred events: the event is dropped */
     }
-    tl->depth = 1;
+    tl->depth = HP_DEPTH_EVENT;
     struct hp_thread *t = thread_get();
     if (t) {
         hp_lock(&t->lock);
+        /* First what handlers left: the block may be one a handler allocated. */
+        if (HP_UNLIKELY(t->ndef))
+            run_deferred(t);
         free_event(t, ctx, size, alloc_ms, alloc_cpu, now, cpu);
         if (t->ndef)
             run_deferred(t);

@@ -320,20 +320,20 @@ static int use_cfi;
 static int capture_unwind(uintptr_t *pcs, int max, int *truncated)
 {
     /* Into the caller's buffer (no large array on a possibly small stack), then drop the
-     * shim's frames from the front. */
+     * shim's frames: from the front, and those of a call a signal handler interrupted, where
+     * libunwind goes on through the signal frame (the handler's stack then reads as if it had
+     * interrupted the program at its call into the allocator). */
     int got = unw_backtrace_fn((void **)pcs, max + HP_STACK_SLACK);
-    int skip = 0;
-    while (skip < got && in_shim(pcs[skip]))
-        skip++;
-    int n = got - skip;
+    int n = 0;
+    for (int i = 0; i < got; i++)
+        if (!in_shim(pcs[i]))
+            pcs[n++] = pcs[i];
     if (n > max) {
         n = max;
         *truncated = 1;
     } else if (got == max + HP_STACK_SLACK) {
         *truncated = 1;
     }
-    for (int i = 0; i < n; i++)
-        pcs[i] = pcs[i + skip];
     return n;
 }
 
@@ -411,7 +411,10 @@ static HP_COLD void try_deferred_libunwind(uintptr_t caller)
 #endif
     if (!__atomic_exchange_n(&unw_deferred, 0, __ATOMIC_ACQ_REL))
         return; /* another thread took it */
+    /* The loader's allocations are the shim's own work, not a signal handler's (HP_DEPTH_EVENT). */
+    hp_tls.depth++;
     load_libunwind();
+    hp_tls.depth--;
 }
 
 int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc,
@@ -440,6 +443,39 @@ int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cac
                              : capture_fp(pcs, max, truncated, frame);
     *hash = hp_stack_hash(pcs, n);
     return n;
+}
+
+int hp_stack_capture_nested(uintptr_t *pcs, int max, int *truncated, const uintptr_t **out,
+                            uint64_t *hash, uintptr_t frame)
+{
+    *out = pcs;
+    *hash = hp_stack_hash(pcs, 0);
+    /* Finding the stack's bounds reads /proc/self/maps under a lock the interrupted code may
+     * hold. */
+    if (!hp_tls.stack_hi)
+        return -1;
+    if (!frame)
+        frame = (uintptr_t)__builtin_frame_address(0);
+    int n;
+    if (__atomic_load_n(&use_cfi, __ATOMIC_RELAXED))
+        n = capture_cfi(pcs, max, truncated, NULL, out, hash, frame); /* into pcs: no cache */
+    /* libunwind once loaded, unless the interrupted code is inside it (it may hold libunwind's
+     * locks): then, as before it is loaded and with unwinder=fp, frame pointers. */
+    else if (!hp_tls.in_libunwind && !__atomic_load_n(&unw_deferred, __ATOMIC_RELAXED) &&
+             __atomic_load_n(&unw_backtrace_fn, __ATOMIC_ACQUIRE))
+        n = capture_unwind_guarded(pcs, max, truncated, frame);
+    else
+        n = capture_fp(pcs, max, truncated, frame);
+    /* A walk that goes on through the signal frame comes to the shim's frames of the
+     * interrupted call: left out, the handler's stack reads as if it had interrupted the
+     * program at its call into the allocator. */
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (!in_shim(pcs[i]))
+            pcs[k++] = pcs[i];
+    *out = pcs;
+    *hash = hp_stack_hash(pcs, k);
+    return k;
 }
 
 void hp_stack_before_sandbox(void)

@@ -5,7 +5,7 @@ KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | sig
 interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads | ext_api | killed | killed_early | vfork_kill |
 drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sandbox_prctl |
 sandbox_syscall | sandbox_evict | spool_copy | filtered | sanitized | asan_lib | peak_kill | rjem | rjem_off |
-ctor_alloc.
+ctor_alloc | handler.
 Prints one line per failed expectation and exits 1 if there was any."""
 import json
 import sys
@@ -184,6 +184,19 @@ def main():
         n = sum(c["alloc_count"] for c in doc["contexts"]
                 if c["frames"] and c["frames"][0]["function"] == "co_alloc")
         expect(f"co_alloc: {n} allocations on coroutine stacks, expected 2000", n == 2000)
+    elif kind == "handler":
+        # argv[3], argv[4]: the handler's ticks and main's blocks (handler_allocs.c); argv[5]
+        # "strict": not one allocation went unrecorded.
+        ticks, blocks = int(sys.argv[3]), int(sys.argv[4])
+        sites = by_site(doc)
+        site(sites, "site_keep", alloc_count=ticks, live_count=ticks, total_size=72 * ticks,
+             min_size=72, max_size=72)
+        site(sites, "site_temp", alloc_count=ticks, live_count=0, total_size=56 * ticks)
+        site(sites, "site_pass", alloc_count=ticks, live_count=0, total_size=88 * ticks)
+        site(sites, "site_main", alloc_count=blocks, live_count=0, total_size=40 * blocks)
+        if len(sys.argv) > 5 and sys.argv[5] == "strict":
+            n = doc["summary"]["unprofiled_allocs"]
+            expect(f"{n} allocations not recorded", n == 0)
     elif kind == "tree":
         # argv[3]: the profile's size in bytes. Path digits from the frames: the outermost
         # tree_f is the path's lowest base-4 digit (tree.c).

@@ -14,6 +14,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0
 fail=0
+run_after=
 ok() { echo "ok $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
 
@@ -53,13 +54,14 @@ dumps_in() {
     echo "$n"
 }
 
-# run NAME OPTIONS PROGRAM ARGS...: under the shim with profiles in $tmp/NAME.
+# run NAME OPTIONS PROGRAM ARGS...: under the shim with profiles in $tmp/NAME ($run_after:
+# libraries preloaded after the shim, such as an allocator for it to use).
 run() {
     name=$1 opts=$2
     shift 2
     rm -rf "$tmp/$name"
     mkdir -p "$tmp/$name"
-    timeout 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:$opts" LD_PRELOAD="$shim" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+    timeout 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:$opts" LD_PRELOAD="$shim${run_after:+ $run_after}" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
     st=$?
     if [ $st -ne 0 ]; then
         bad "$name" "exit status $st ($(head -c 300 "$tmp/$name.err"))"
@@ -385,6 +387,27 @@ for unw in cfi fp libunwind; do
     if run "$name" "unwinder=$unw" "$out/gcc/stacks"; then
         check "$name" stacks "$(ls "$tmp/$name"/p.*.hpf | head -1)"
     fi
+done
+
+# A signal handler allocating and freeing while main allocates at full speed, so that most of
+# its calls interrupt the shim recording one of main's: every block is recorded at its site,
+# with its free, for both compilers and every unwinder (with cfi and fp, nothing goes
+# unrecorded; libunwind's own allocations are not the program's). Over an allocator that
+# handlers may call (bump_malloc.c).
+gcc -O2 -fPIC -shared -o "$out/gcc/libbump_malloc.so" test/profiling/bump_malloc.c || bad build-gcc bump_malloc.c
+for cc in gcc clang; do
+    $cc -O2 -g -fno-omit-frame-pointer -o "$out/$cc/handler_allocs" test/profiling/handler_allocs.c ||
+        bad "build-$cc" "handler_allocs.c"
+    for unw in cfi fp libunwind; do
+        name=handler-allocs-$cc-$unw
+        run_after=$out/gcc/libbump_malloc.so
+        if run "$name" "unwinder=$unw" "$out/$cc/handler_allocs"; then
+            strict=strict
+            [ $unw = libunwind ] && strict=
+            check "$name" handler "$(ls "$tmp/$name"/p.*.hpf | head -1)" $(cat "$tmp/$name.out") $strict
+        fi
+        run_after=
+    done
 done
 
 # 4096 contexts whose stacks share most of their frames: each one's stack comes back from the

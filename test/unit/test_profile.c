@@ -562,19 +562,20 @@ START_TEST(test_reentrant_calls)
     uint32_t id = site(0)(100, 0, 0);
     uint32_t id2 = site(0)(100, 0, 0);
     ck_assert_uint_eq(id, id2);
-    /* Inside the shim (e.g. a signal handler interrupting it): allocations are not profiled,
-     * frees are deferred and applied by the next call on this thread. */
+    /* Inside the shim's own work (depth other than HP_DEPTH_EVENT; e.g. a handler that
+     * interrupted a dump): allocations are not profiled, frees are deferred and applied by the
+     * thread's next call or the next flush. */
     hp_tls.depth = 1;
     ck_assert_uint_eq(site(0)(100, 0, 0), 0);
     hp_profile_free(id, 100, 0, 0);
     hp_tls.depth = 0;
     ck_assert_uint_eq(hp_counters.unprofiled_allocs, 1);
-    /* Counters are read after a flush; the deferred free is not applied by a flush. */
-    hp_profile_flush_all();
-    ck_assert_int_eq(ctx(id)->live_count, 2);
-    ck_assert_uint_eq(hp_prof.total_frees, 0);
+    ck_assert_int_eq(ctx(id)->live_count, 0); /* nothing pushed yet */
+    hp_profile_flush_all(); /* applies the deferred free */
+    ck_assert_int_eq(ctx(id)->live_count, 1);
+    ck_assert_uint_eq(hp_prof.total_frees, 1);
     ck_assert_uint_eq(hp_prof.total_allocs, 2);
-    ck_assert_uint_eq(site(0)(50, 0, 0), id); /* applies the deferred free */
+    ck_assert_uint_eq(site(0)(50, 0, 0), id);
     hp_profile_flush_all();
     ck_assert_uint_eq(hp_prof.total_frees, 1);
     ck_assert_uint_eq(hp_prof.total_allocs, 3);
@@ -585,6 +586,71 @@ START_TEST(test_reentrant_calls)
     s.n = 0;
     hp_table_foreach(collect, &s);
     ck_assert_uint_eq(hib_of(&s, id)->alloc_count, 1);
+}
+END_TEST
+
+/* A signal handler that allocates while its thread is recording an event of its own (depth
+ * HP_DEPTH_EVENT): its blocks get their context at once, and its events are applied by the
+ * interrupted thread afterwards, in the order they happened. */
+START_TEST(test_handler_calls)
+{
+    init_profiler("output=:verbosity=0");
+    uint32_t id = site(0)(100, 0, 0);
+    ck_assert_uint_ne(id, 0);
+    hp_tls.depth = HP_DEPTH_EVENT;
+    uint32_t a = site(1)(200, 5, 0);
+    uint32_t b = site(1)(300, 5, 0);
+    ck_assert_uint_ne(a, 0);
+    ck_assert_uint_eq(a, b);
+    ck_assert_uint_ne(a, id);
+    hp_profile_free(a, 200, 5, 0);
+    hp_profile_free(b, 300, 5, 0);
+    hp_tls.depth = 0;
+    ck_assert_uint_eq(hp_counters.unprofiled_allocs, 0);
+    struct hp_ctx *c = ctx(a);
+    ck_assert_uint_eq(c->allocs, 0); /* waiting for the interrupted call */
+    /* The next call applies them, oldest first: 200 then 500 bytes live, then 300, then none
+     * (newest first would never have had more than nothing live). */
+    ck_assert_uint_eq(site(0)(100, 6, 0), id);
+    hp_profile_flush_all();
+    ck_assert_uint_eq(c->allocs, 2);
+    ck_assert_uint_eq(c->bytes, 500);
+    ck_assert_int_eq(c->live_count, 0);
+    ck_assert_int_eq(c->live_size, 0);
+    ck_assert_uint_eq(c->max_live_count, 2);
+    ck_assert_uint_eq(c->max_live_size, 500);
+    /* A block a handler allocated, freed by the thread before anything applied the allocation:
+     * the free applies it first, so the context never goes below nothing live. */
+    hp_tls.depth = HP_DEPTH_EVENT;
+    uint32_t d = site(1)(700, 7, 0);
+    hp_tls.depth = 0;
+    ck_assert_uint_eq(d, a);
+    hp_profile_free(d, 700, 7, 0);
+    hp_profile_flush_all();
+    ck_assert_uint_eq(c->allocs, 3);
+    ck_assert_int_eq(c->live_count, 0);
+    ck_assert_uint_eq(c->max_live_size, 700);
+    /* Waiting events are part of what a flush (a dump, the thread's exit) takes in. */
+    hp_tls.depth = HP_DEPTH_EVENT;
+    ck_assert_uint_eq(site(1)(900, 8, 0), a);
+    hp_tls.depth = 0;
+    hp_profile_flush_all();
+    ck_assert_uint_eq(c->allocs, 4);
+    ck_assert_int_eq(c->live_size, 900);
+    struct hibs s;
+    s.n = 0;
+    hp_table_foreach(collect, &s);
+    const struct hpf_hib *h = hib_of(&s, a);
+    ck_assert_ptr_nonnull(h);
+    ck_assert_uint_eq(h->alloc_count, 3);
+    ck_assert_uint_eq(h->total_size, 1200);
+    /* The shim's own work (any other depth) is not the program's: not recorded. */
+    hp_tls.depth = 1;
+    ck_assert_uint_eq(site(1)(100, 9, 0), 0);
+    hp_tls.depth = HP_DEPTH_EVENT + 1;
+    ck_assert_uint_eq(site(1)(100, 9, 0), 0);
+    hp_tls.depth = 0;
+    ck_assert_uint_eq(hp_counters.unprofiled_allocs, 2);
 }
 END_TEST
 
@@ -818,6 +884,7 @@ int main(void)
     tcase_add_test(tc, test_eviction_without_output);
     tcase_add_test(tc, test_context_limit);
     tcase_add_test(tc, test_reentrant_calls);
+    tcase_add_test(tc, test_handler_calls);
     tcase_add_test(tc, test_threads);
     tcase_add_test(tc, test_flush_during_events);
     tcase_add_test(tc, test_hold_during_dump);
