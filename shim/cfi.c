@@ -778,22 +778,30 @@ suspend:
     return -1;
 }
 
+int hp_cfi_walk_plain(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs,
+                      int max, int *truncated, uint64_t *hash)
+{
+    *hash = hp_stack_hash(pcs, 0);
+    if (!cache || stack_hi < 32)
+        return 0;
+    uint64_t r0 = ip > 4096 ? shared_rule(ip) : 0;
+    if (!is_code(r0, ip))
+        return 0;
+    int n = walk_plain(ip, sp, bp, stack_hi - 16, pcs, max, truncated, r0);
+    *hash = hp_stack_hash(pcs, n);
+    return n;
+}
+
 int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs, int max,
                 int *truncated, struct hp_walk_cache *wc, const uintptr_t **out, uint64_t *hash)
 {
     *out = pcs;
+    if (!wc)
+        return hp_cfi_walk_plain(ip, sp, bp, stack_hi, pcs, max, truncated, hash);
     *hash = hp_stack_hash(pcs, 0);
     if (!cache || stack_hi < 32)
         return 0;
     uintptr_t hi16 = stack_hi - 16;
-    if (!wc) {
-        uint64_t r0 = ip > 4096 ? shared_rule(ip) : 0;
-        if (!is_code(r0, ip))
-            return 0;
-        int n = walk_plain(ip, sp, bp, hi16, pcs, max, truncated, r0);
-        *hash = hp_stack_hash(pcs, n);
-        return n;
-    }
     uint32_t gen = __atomic_load_n(&code_gen, __ATOMIC_ACQUIRE);
     if (HP_UNLIKELY(wc->gen != gen))
         walk_cache_new_code(wc, gen);
@@ -845,6 +853,14 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
 {
     (void)ip, (void)sp, (void)bp, (void)stack_hi, (void)max, (void)truncated, (void)wc;
     *out = pcs;
+    *hash = hp_stack_hash(pcs, 0);
+    return 0;
+}
+
+int hp_cfi_walk_plain(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs,
+                      int max, int *truncated, uint64_t *hash)
+{
+    (void)ip, (void)sp, (void)bp, (void)stack_hi, (void)max, (void)truncated;
     *hash = hp_stack_hash(pcs, 0);
     return 0;
 }

@@ -89,6 +89,9 @@ int hp_cfi_init(void); /* 0, or -1 without memory for the rule cache */
  * and *hash is hp_stack_hash of them. */
 int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs, int max,
                 int *truncated, struct hp_walk_cache *wc, const uintptr_t **out, uint64_t *hash);
+/* The same without a walk cache (a signal handler's walk, hp_stack_capture_nested): into pcs. */
+int hp_cfi_walk_plain(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs,
+                      int max, int *truncated, uint64_t *hash);
 void hp_walk_cache_reset(struct hp_walk_cache *wc);
 /* Code was unloaded: rules cached for its addresses may not fit what is loaded there next.
  * Empties the shared rule cache now and each thread's cache at its next walk. */

@@ -297,22 +297,47 @@ static int capture_fp(uintptr_t *pcs, int max, int *truncated, uintptr_t fp)
     return n;
 }
 
-/* Walk the shim's own frames (built with frame pointers) to the first frame outside it, then
- * follow the program's frames with their call frame information. */
-static int capture_cfi(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc,
-                       const uintptr_t **out, uint64_t *hash, uintptr_t fp)
+/* Walk the shim's own frames (built with frame pointers) from fp to the first frame outside
+ * it: its return address, and the stack pointer and frame register of the frame it returns to;
+ * hi: the walk's upper bound. 0 if there is none. */
+static inline int leave_shim(uintptr_t fp, uintptr_t *ret, uintptr_t *sp, uintptr_t *bp, uintptr_t *hi)
 {
-    uintptr_t lo = fp, hi = walk_limit(fp);
-    while (fp >= lo && fp < hi && hi - fp >= 2 * sizeof(uintptr_t) && !(fp & (sizeof(uintptr_t) - 1))) {
+    uintptr_t lo = fp;
+    *hi = walk_limit(fp);
+    while (fp >= lo && fp < *hi && *hi - fp >= 2 * sizeof(uintptr_t) && !(fp & (sizeof(uintptr_t) - 1))) {
         uintptr_t next = ((uintptr_t *)fp)[0];
-        uintptr_t ret = ((uintptr_t *)fp)[1];
-        if (!in_shim(ret)) /* the walk checks that ret is code */
-            return hp_cfi_walk(ret, fp + 2 * sizeof(uintptr_t), next, hi, pcs, max, truncated, wc, out, hash);
+        *ret = ((uintptr_t *)fp)[1];
+        if (!in_shim(*ret)) { /* the walk checks that ret is code */
+            *sp = fp + 2 * sizeof(uintptr_t);
+            *bp = next;
+            return 1;
+        }
         if (next <= fp)
             break;
         fp = next;
     }
     return 0;
+}
+
+/* Leave the shim's frames, then follow the program's with their call frame information. */
+static int capture_cfi(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc,
+                       const uintptr_t **out, uint64_t *hash, uintptr_t fp)
+{
+    uintptr_t ret, sp, bp, hi;
+    if (!leave_shim(fp, &ret, &sp, &bp, &hi))
+        return 0;
+    return hp_cfi_walk(ret, sp, bp, hi, pcs, max, truncated, wc, out, hash);
+}
+
+/* The same without a walk cache, for hp_stack_capture_nested (a function of its own: the
+ * allocation path's walk stays the only caller of hp_cfi_walk, which is then inlined there). */
+static HP_COLD int capture_cfi_plain(uintptr_t *pcs, int max, int *truncated, uint64_t *hash,
+                                     uintptr_t fp)
+{
+    uintptr_t ret, sp, bp, hi;
+    if (!leave_shim(fp, &ret, &sp, &bp, &hi))
+        return 0;
+    return hp_cfi_walk_plain(ret, sp, bp, hi, pcs, max, truncated, hash);
 }
 
 static int use_cfi;
@@ -458,7 +483,7 @@ int hp_stack_capture_nested(uintptr_t *pcs, int max, int *truncated, const uintp
         frame = (uintptr_t)__builtin_frame_address(0);
     int n;
     if (__atomic_load_n(&use_cfi, __ATOMIC_RELAXED))
-        n = capture_cfi(pcs, max, truncated, NULL, out, hash, frame); /* into pcs: no cache */
+        n = capture_cfi_plain(pcs, max, truncated, hash, frame);
     /* libunwind once loaded, unless the interrupted code is inside it (it may hold libunwind's
      * locks): then, as before it is loaded and with unwinder=fp, frame pointers. */
     else if (!hp_tls.in_libunwind && !__atomic_load_n(&unw_deferred, __ATOMIC_RELAXED) &&

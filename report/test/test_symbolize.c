@@ -285,6 +285,15 @@ static int named_cb(struct dl_phdr_info *info, size_t size, void *arg)
     return 1;
 }
 
+/* The loaded object whose name holds `part`, as a module. */
+static void named_module(struct self_module *m, const char *part)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->path, sizeof m->path, "%s", part);
+    dl_iterate_phdr(named_cb, m);
+    ck_assert_msg(m->nsegs > 0, "%s not found among the loaded objects", part);
+}
+
 /* A module described to libdwfl and, in a one-module profile, to the report's symbolizer. */
 struct dwfl_pair {
     Dwfl *dwfl;
@@ -333,10 +342,7 @@ static void dwfl_pair_close(struct dwfl_pair *d)
 START_TEST(names_agree_with_libdwfl)
 {
     struct self_module m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.path, sizeof m.path, "/libc.so");
-    dl_iterate_phdr(named_cb, &m);
-    ck_assert_msg(m.nsegs > 0, "libc not found among the loaded objects");
+    named_module(&m, "/libc.so");
     struct dwfl_pair d;
     dwfl_pair_open(&d, &m);
     Dwfl_Module *mod = d.mod;
@@ -379,10 +385,7 @@ START_TEST(versioned_stripped_object)
     void *lib = dlopen(HR_SYMTEST_LIB, RTLD_NOW);
     ck_assert_msg(lib != NULL, "%s", dlerror());
     struct self_module m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.path, sizeof m.path, "/libsymtest.so");
-    dl_iterate_phdr(named_cb, &m);
-    ck_assert_msg(m.nsegs > 0, "libsymtest.so not found among the loaded objects");
+    named_module(&m, "/libsymtest.so");
     struct dwfl_pair d;
     dwfl_pair_open(&d, &m);
     /* The fixture is what it should be: absolute symbols, and code below the first function. */
