@@ -509,8 +509,9 @@ fi
 gcc -O1 -g -o "$out/gcc/interval_fork" test/profiling/interval_fork.c
 name=interval-fork
 if run "$name" "dump_interval_ms=50" "$out/gcc/interval_fork"; then
-    parent=$(ls "$tmp/$name" | sed -n 's/^p\.\([0-9]*\)\.hpf$/\1/p' | head -1)
-    child=$(ls "$tmp/$name" | sed -n 's/^p\.\([0-9]*\)\.hpf\.[0-9]*$/\1/p' | grep -vx "$parent" | sort -u | head -1)
+    # The program says which pid is which (a listing sorts 10004 before 9999).
+    parent=$(sed -n 's/^interval_fork: parent \([0-9]*\) child.*/\1/p' "$tmp/$name.out")
+    child=$(sed -n 's/^interval_fork: parent [0-9]* child \([0-9]*\) .*/\1/p' "$tmp/$name.out")
     first=$(ls "$tmp/$name"/p."$child".hpf.* 2>/dev/null | head -1)
     if [ -n "$child" ] && [ -n "$first" ]; then
         check "$name" interval_child "$first" "$parent"
