@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 struct hp_prof hp_prof;
 
@@ -330,6 +331,42 @@ static inline void global_live(int64_t dsize, int64_t dcount, uint32_t now_ms)
 
 /* ---------- per-thread caches ---------- */
 
+/* Set while a dump is written (hp_profile_hold): threads keep their changes in their caches,
+ * so what the dump reads from the contexts and the shared table is one moment. A thread that
+ * moves changes out of its cache (a push, an entry displaced, the thread leaving, an event
+ * without a cache) counts itself in `moving` first and looks at `hold` after; the dump sets
+ * `hold` first and waits for `moving` to drop to 0 after (both sequentially consistent), so
+ * either the thread sees the hold or the dump sees the thread and waits for its move to end.
+ * Otherwise the dump could read a context's counters before a move and its HIB after it. */
+static int hold, moving;
+
+static void wait_hold(void)
+{
+    while (__atomic_load_n(&hold, __ATOMIC_ACQUIRE)) {
+        struct timespec ts = {0, 50000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Start a move unless a dump is being written (0: it is). */
+static int move_try(void)
+{
+    __atomic_add_fetch(&moving, 1, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&hold, __ATOMIC_SEQ_CST))
+        return 1;
+    __atomic_sub_fetch(&moving, 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* Start a move, waiting for the dump being written, if any. */
+static void move_begin(void)
+{
+    while (!move_try())
+        wait_hold();
+}
+
+static void move_end(void) { __atomic_sub_fetch(&moving, 1, __ATOMIC_RELEASE); }
+
 /* A thread's entry for one context: three cache lines, of which an allocation touches the
  * first and the third and a free the first two (when an entry spread over five, python3's
  * allocation path spent a fifth of its samples waiting for its first line, and the free path a
@@ -525,18 +562,23 @@ static void publish_global(struct hp_thread *t)
         global_live(ds, dc, hp_now_ms());
 }
 
-static int hold; /* hp_profile_hold */
-
-void hp_profile_hold(int on) { __atomic_store_n(&hold, on, __ATOMIC_RELEASE); }
+void hp_profile_hold(int on)
+{
+    __atomic_store_n(&hold, on, __ATOMIC_SEQ_CST);
+    /* Moves that began before the hold end before the dump reads anything. */
+    while (on && __atomic_load_n(&moving, __ATOMIC_SEQ_CST))
+        hp_cpu_relax();
+}
 
 /* Push this thread's changes, unless a dump is being written: then they wait in the cache (which
  * may go past the slack meanwhile) for the thread's next event after it. */
 static void publish(struct hp_thread *t)
 {
-    if (HP_UNLIKELY(__atomic_load_n(&hold, __ATOMIC_ACQUIRE)))
+    if (HP_UNLIKELY(!move_try()))
         return;
     push_dirty(t);
     publish_global(t);
+    move_end();
 }
 
 /* Called before a free is applied: if the heap is leaving a new peak, copy every context's
@@ -623,10 +665,12 @@ static struct tentry *entry_new(struct hp_thread *t, struct tentry *e, struct hp
     if (e->ctx_id) {
         /* A collision: its live changes must reach the context before the slot is reused,
          * unless the table grows instead (after displacing half its size). */
+        move_begin();
         if (++t->tdisplaced > (t->tmask + 1) / 2 && t->tmask < tmask_max && grow_entries(t))
             e = &t->entries[entry_slot(id, t->tmask)];
         else
             flush_entry(e);
+        move_end();
     }
     hp_memset(e, 0, sizeof *e);
     e->ctx_id = c->id;
@@ -689,10 +733,12 @@ static void thread_exit(void *arg)
 {
     struct hp_thread *t = arg;
     hp_tls.depth++;
+    move_begin();
     hp_lock(&t->lock);
     flush_thread(t);
     t->alive = 0;
     hp_unlock(&t->lock);
+    move_end();
     hp_tls.thread = NULL;
     hp_tls.dead = 1;
     hp_lock(&registry_lock);
@@ -772,9 +818,11 @@ void hp_note_threads(void)
     int outer = !hp_tls.depth;
     hp_tls.depth++;
     if (t && outer) {
+        move_begin();
         hp_lock(&t->lock);
         push_all(t);
         hp_unlock(&t->lock);
+        move_end();
     }
     /* Values at the peak are no longer copied lazily: make them final. */
     hp_lock(&peak_lock);
@@ -794,6 +842,7 @@ static HP_COLD void free_event_direct(uint32_t ctx_id, uint64_t size, uint32_t a
     struct hp_ctx *c = __atomic_load_n(&hp_prof.by_id[ctx_id], __ATOMIC_ACQUIRE);
     if (!c)
         return;
+    move_begin();
     struct hp_hib_run r;
     hp_hib_run_reset(&r);
     hp_hib_run_add(&r, size, alloc_ms, dealloc_ms, alloc_cpu, dealloc_cpu);
@@ -806,6 +855,7 @@ static HP_COLD void free_event_direct(uint32_t ctx_id, uint64_t size, uint32_t a
     __atomic_fetch_add(&c->live_ts, -(int64_t)alloc_ms, __ATOMIC_RELAXED);
     global_live(-(int64_t)size, -1, dealloc_ms);
     add_u64(&hp_prof.total_frees, 1);
+    move_end();
 }
 
 static inline __attribute__((always_inline)) void free_event(struct hp_thread *t, uint32_t ctx_id,
@@ -1028,6 +1078,7 @@ HP_HOT uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu
         hp_unlock(&t->lock);
     } else {
         hp_note_threads();
+        move_begin();
         __atomic_fetch_add(&c->allocs, 1, __ATOMIC_RELAXED);
         __atomic_fetch_add(&c->bytes, size, __ATOMIC_RELAXED);
         __atomic_fetch_add(&c->live_count, 1, __ATOMIC_RELAXED);
@@ -1041,6 +1092,7 @@ HP_HOT uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu
         global_live((int64_t)size, 1, now_ms);
         add_u64(&hp_prof.total_allocs, 1);
         add_u64(&hp_prof.total_bytes, size);
+        move_end();
     }
     (void)cpu;
     tl->depth = 0;
@@ -1162,6 +1214,7 @@ void hp_profile_fork_parent(void)
 
 void hp_profile_fork_child(void)
 {
+    hold = 0; /* no dump runs in the child */
     hp_lock_reset(&peak_lock);
     for (uint64_t i = 0; i < nsets; i++)
         hp_lock_reset(&sets[i].lock);
