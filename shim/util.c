@@ -11,6 +11,7 @@
 #include <link.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -240,9 +241,34 @@ void hp_write_all(int fd, const void *buf, size_t len)
     errno = saved;
 }
 
+/* A descriptor the shim opened, moved at once to a high free number (from 1000, or three
+ * quarters of a smaller soft limit), so the program's next open() gets the number it would get
+ * without the shim: the spool file and the kept profile stay open for the whole run, and a
+ * program that closes 0, 1 or 2 and opens a file expects that file there. Not under a seccomp
+ * filter the program installed (it may kill on fcntl). errno is kept. */
+static long fd_high(long fd)
+{
+    if (fd < 0 || fd >= 100 || __atomic_load_n(&hp_sandboxed, __ATOMIC_RELAXED))
+        return fd;
+    int saved = errno;
+    struct rlimit rl;
+    long min = 1000;
+    if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) == 0 && rl.rlim_cur < 1334)
+        min = (long)(rl.rlim_cur * 3 / 4);
+    if (min > fd + 1) {
+        long high = syscall(SYS_fcntl, (int)fd, F_DUPFD_CLOEXEC, (int)min);
+        if (high >= 0) {
+            syscall(SYS_close, (int)fd);
+            fd = high;
+        }
+    }
+    errno = saved;
+    return fd;
+}
+
 long hp_sys_open(const char *path, int flags, int mode)
 {
-    return syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+    return fd_high(syscall(SYS_openat, AT_FDCWD, path, flags, mode));
 }
 
 /* Descriptor 2 when the shim started. A daemon may close it and open a file of its own that
@@ -427,7 +453,7 @@ long hp_open_proc_self(const char *name)
         hp_fmt(path, sizeof path, "self/%s", name);
         long fd = syscall(SYS_openat, hp_proc_fd, path, O_RDONLY | O_CLOEXEC);
         if (fd >= 0)
-            return fd;
+            return fd_high(fd);
     }
     hp_fmt(path, sizeof path, "/proc/self/%s", name);
     return hp_sys_open(path, O_RDONLY | O_CLOEXEC, 0);
