@@ -522,12 +522,35 @@ static void push_entry_live(struct tentry *e)
     e->dirty = 0;
 }
 
+/* Set by a dump from the start of its flush of every thread to its hold (hp_profile_flush_all,
+ * hp_profile_hold). */
+static int flushing;
+
+/* Push an entry's live and allocation counters to its context, and with hib the HIB of its
+ * frees to the shared table as well. Pushes between dumps leave the HIB in the cache (merged
+ * when the entry is flushed); a push between a dump's flush of the thread and its hold must
+ * take it along: the dump reads a context's allocs and live_count and its HIBs as one moment,
+ * and with the counters alone it would see blocks gone from live_count whose frees were in no
+ * HIB (busy-dumps: half the interval dumps of four threads had contexts whose alloc_count fell
+ * thousands short of allocs). A thread reads `flushing` under its cache lock, which the flush
+ * takes after setting it: a push either comes before the thread's flush, which then merges
+ * what it left, or sees the flag. */
+static void push_entry(struct tentry *e, int hib)
+{
+    push_entry_live(e);
+    if (hib && e->hib.alloc_count) {
+        table_merge(e->ctx_id, &e->hib);
+        hp_hib_run_reset(&e->hib);
+    }
+}
+
 /* Push the thread's pending live-heap changes to the contexts and the global totals. */
 static void push_all(struct hp_thread *t)
 {
+    int hib = __atomic_load_n(&flushing, __ATOMIC_ACQUIRE);
     for (uint64_t i = 0; i <= t->tmask; i++)
         if (t->entries[i].ctx_id)
-            push_entry_live(&t->entries[i]);
+            push_entry(&t->entries[i], hib);
     t->ndirty = 0;
     t->dirty_overflow = 0;
 }
@@ -539,10 +562,11 @@ static void push_dirty(struct hp_thread *t)
         push_all(t);
         return;
     }
+    int hib = __atomic_load_n(&flushing, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < t->ndirty; i++) {
         struct tentry *e = &t->entries[t->dirty[i]];
         if (e->dirty)
-            push_entry_live(e);
+            push_entry(e, hib);
     }
     t->ndirty = 0;
 }
@@ -568,6 +592,8 @@ void hp_profile_hold(int on)
     /* Moves that began before the hold end before the dump reads anything. */
     while (on && __atomic_load_n(&moving, __ATOMIC_SEQ_CST))
         hp_cpu_relax();
+    /* No push comes now until the hold ends. */
+    __atomic_store_n(&flushing, 0, __ATOMIC_RELEASE);
 }
 
 /* Push this thread's changes, unless a dump is being written: then they wait in the cache (which
@@ -596,13 +622,8 @@ static void peak_check_before_free(struct hp_thread *t)
 
 static void flush_entry(struct tentry *e)
 {
-    if (!e->ctx_id)
-        return;
-    push_entry_live(e);
-    if (e->hib.alloc_count) {
-        table_merge(e->ctx_id, &e->hib);
-        hp_hib_run_reset(&e->hib);
-    }
+    if (e->ctx_id)
+        push_entry(e, 1);
 }
 
 static void run_deferred(struct hp_thread *t);
@@ -1153,6 +1174,7 @@ void hp_profile_thread_tables(uint64_t *entries, uint64_t *sets)
 
 void hp_profile_flush_all(void)
 {
+    __atomic_store_n(&flushing, 1, __ATOMIC_SEQ_CST);
     for (struct hp_thread *t = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); t; t = t->next_all) {
         hp_lock(&t->lock);
         if (t->alive)

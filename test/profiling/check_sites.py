@@ -374,6 +374,10 @@ def main():
             expect(f"summary {key} {sm[key]}, contexts' {field} add up to {total}", sm[key] == total)
         expect(f"allocations {sm['total_allocs']} - frees {sm['total_frees']} != live {sm['live_count']}",
                sm["total_allocs"] - sm["total_frees"] == sm["live_count"])
+        # Per context too: its HIBs (frees, and its live blocks folded in) count every allocation.
+        differ = [c for c in cs if c["alloc_count"] != c["allocs"]]
+        expect(f"{len(differ)} contexts whose alloc_count differs from allocs, e.g. "
+               + ", ".join(f"{c['alloc_count']} vs {c['allocs']}" for c in differ[:3]), not differ)
         busy = sum(c["allocs"] for c in cs if c["frames"] and c["frames"][0]["function"].startswith("busy_site"))
         expect("no allocations from the busy sites", busy > 0)
     elif kind == "interval":
