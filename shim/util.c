@@ -246,16 +246,18 @@ void hp_write_all(int fd, const void *buf, size_t len)
  * without the shim: the spool file and the kept profile stay open for the whole run, and a
  * program that closes 0, 1 or 2 and opens a file expects that file there. Not under a seccomp
  * filter the program installed (it may kill on fcntl). errno is kept. */
+#define FD_HIGH_MIN 1000
+
 static long fd_high(long fd)
 {
-    if (fd < 0 || fd >= 100 || __atomic_load_n(&hp_sandboxed, __ATOMIC_RELAXED))
+    if (fd < 0 || fd >= FD_HIGH_MIN || __atomic_load_n(&hp_sandboxed, __ATOMIC_RELAXED))
         return fd;
     int saved = errno;
     struct rlimit rl;
-    long min = 1000;
-    if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) == 0 && rl.rlim_cur < 1334)
-        min = (long)(rl.rlim_cur * 3 / 4);
-    if (min > fd + 1) {
+    long min = FD_HIGH_MIN;
+    if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) == 0 && rl.rlim_cur / 4 * 3 < FD_HIGH_MIN)
+        min = (long)(rl.rlim_cur / 4 * 3);
+    if (min > fd + 1) { /* else already as high as it would go */
         long high = syscall(SYS_fcntl, (int)fd, F_DUPFD_CLOEXEC, (int)min);
         if (high >= 0) {
             syscall(SYS_close, (int)fd);

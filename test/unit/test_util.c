@@ -18,6 +18,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 /* ---------- hp_fmt ---------- */
@@ -471,6 +472,41 @@ START_TEST(test_note_fd)
 }
 END_TEST
 
+/* Descriptors the shim opens go high, close-on-exec, leaving the low numbers to the program;
+ * under a small soft limit to three quarters of it; not when a filter the program installed
+ * is on. */
+START_TEST(test_sys_open_high)
+{
+    long fd = hp_sys_open("/dev/null", O_RDONLY, 0);
+    ck_assert_int_ge(fd, 1000);
+    ck_assert_int_eq(fcntl((int)fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+    int low = open("/dev/null", O_RDONLY); /* the number the shim's open took first */
+    ck_assert_int_lt(low, 1000);
+    long again = hp_sys_open("/dev/null", O_RDONLY, 0);
+    ck_assert_int_gt(again, fd);
+    close((int)again);
+    close((int)fd);
+    ck_assert_int_eq(open("/dev/null", O_RDONLY), low + 1); /* nothing left open below */
+    close(low + 1);
+    hp_sandboxed = 1;
+    fd = hp_sys_open("/dev/null", O_RDONLY, 0);
+    ck_assert_int_eq(fd, low + 1);
+    close((int)fd);
+    hp_sandboxed = 0;
+    close(low);
+    struct rlimit rl, small;
+    ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+    small = rl;
+    small.rlim_cur = 64;
+    ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &small), 0);
+    fd = hp_sys_open("/dev/null", O_RDONLY, 0);
+    ck_assert_int_ge(fd, 48);
+    ck_assert_int_lt(fd, 64);
+    close((int)fd);
+    ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+}
+END_TEST
+
 START_TEST(test_next_fn)
 {
     static void *slot;
@@ -525,6 +561,7 @@ int main(void)
     tcase_add_test(tc, test_open_proc_self_after_chroot);
     tcase_add_test(tc, test_seccomp_mode);
     tcase_add_test(tc, test_log_fd_fit);
+    tcase_add_test(tc, test_sys_open_high);
     tcase_add_test(tc, test_next_fn);
     tcase_add_test(tc, test_vdso_sym);
     suite_add_tcase(s, tc);
