@@ -807,7 +807,17 @@ static void frames_node(struct writer *w, uint32_t id, uint32_t parent, uint64_t
     frames.count++;
 }
 
-/* The stacks of contexts 1..n-1: sorted from their outermost frame in, each shares with the one
+/* Whether the dump writes context c: it exists and some of its allocations are in the dump.
+ * A context is made when its first allocation's stack is seen, and that allocation waits in
+ * its thread's cache until the next push or flush: a context made after the dump flushed
+ * the thread that made it has no allocation in this dump (nor frees, so no HIB names it),
+ * and would only be a row of zeros (interval dumps of python3 had up to a dozen). */
+static int in_dump(const struct hp_ctx *c)
+{
+    return c && __atomic_load_n(&c->allocs, __ATOMIC_RELAXED) != 0;
+}
+
+/* The stacks of contexts 1..n-1 (those in_dump): sorted from their outermost frame in, each shares with the one
  * before it every outer frame it shares with any earlier one, so one pass over them makes the
  * tree (python3's 13,000 stacks of 42 frames on average are 48,000 nodes). The contexts to
  * sort and the references written after the tree (8 bytes a context each) are mapped for the
@@ -822,7 +832,7 @@ static void write_stacks(struct writer *w, uint32_t n)
     int deep = 0;
     for (uint32_t id = 1; id < n && id < hp_prof.max_id; id++) {
         struct hp_ctx *c = __atomic_load_n(&hp_prof.by_id[id], __ATOMIC_ACQUIRE);
-        if (!c)
+        if (!in_dump(c))
             continue;
         if (!a) {
             write_stack_record(w, c);
@@ -899,7 +909,7 @@ static void write_contexts(struct writer *w, uint32_t now_ms, uint32_t cpu)
     write_stacks(w, n);
     for (uint32_t id = 1; id < n && id < hp_prof.max_id; id++) {
         struct hp_ctx *c = __atomic_load_n(&hp_prof.by_id[id], __ATOMIC_ACQUIRE);
-        if (!c)
+        if (!in_dump(c))
             continue;
         int64_t lc = c->live_count, ls = c->live_size, lt = c->live_ts;
         if (lc > 0) {

@@ -375,6 +375,8 @@ def main():
         expect(f"allocations {sm['total_allocs']} - frees {sm['total_frees']} != live {sm['live_count']}",
                sm["total_allocs"] - sm["total_frees"] == sm["live_count"])
         # Per context too: its HIBs (frees, and its live blocks folded in) count every allocation.
+        empty = sum(1 for c in cs if c["allocs"] == 0)
+        expect(f"{empty} contexts without allocations", empty == 0)
         differ = [c for c in cs if c["alloc_count"] != c["allocs"]]
         expect(f"{len(differ)} contexts whose alloc_count differs from allocs, e.g. "
                + ", ".join(f"{c['alloc_count']} vs {c['allocs']}" for c in differ[:3]), not differ)
@@ -383,6 +385,8 @@ def main():
     elif kind == "interval":
         expect("interval dump_reason", doc["process"]["dump_reason"] == "interval")
         expect("interval dump has no contexts", len(doc["contexts"]) > 0)
+        empty = sum(1 for c in doc["contexts"] if c["allocs"] == 0)
+        expect(f"{empty} contexts without allocations", empty == 0)
     else:
         problems.append(f"unknown kind {kind}")
     for p in problems:
