@@ -413,8 +413,25 @@ static void load_libunwind(void)
  * loaded by the first stack capture after libc's initialiser (hp_stack_libc_ready), unless the
  * dynamic loader itself is allocating (it may be in the middle of changing its lists) or the
  * thread's stack is small; until then frame pointers stand in, as they do for allocations made
- * before the shim's constructor. */
+ * before the shim's constructor. unw_deferred: UNW_DEFERRED until a thread takes the load,
+ * UNW_LOADING while it loads, then 0. */
+enum { UNW_DEFERRED = 1, UNW_LOADING = 2 };
 static int unw_deferred, libc_ready;
+
+/* Another thread is loading libunwind: wait for it (dlopen takes a few milliseconds, in which a
+ * program's threads make hundreds of allocations: with frame pointers meanwhile, the stacks of
+ * code built without them came out one frame deep, each site split in two contexts). At most
+ * half a second: the loading thread may need a lock this one holds (the loader's, when this
+ * allocation comes from a library's constructor), and then this one goes on with frame
+ * pointers, lets go of the lock, and the load finishes. */
+static HP_COLD void wait_libunwind_load(void)
+{
+    uint32_t start = hp_now_ms();
+    while (__atomic_load_n(&unw_deferred, __ATOMIC_ACQUIRE) == UNW_LOADING && hp_now_ms() - start < 500) {
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+}
 
 void hp_stack_libc_ready(void) { __atomic_store_n(&libc_ready, 1, __ATOMIC_RELEASE); }
 
@@ -434,12 +451,15 @@ static HP_COLD void try_deferred_libunwind(uintptr_t caller)
 #else
     (void)caller;
 #endif
-    if (!__atomic_exchange_n(&unw_deferred, 0, __ATOMIC_ACQ_REL))
+    int deferred = UNW_DEFERRED;
+    if (!__atomic_compare_exchange_n(&unw_deferred, &deferred, UNW_LOADING, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
         return; /* another thread took it */
     /* The loader's allocations are the shim's own work, not a signal handler's (HP_DEPTH_EVENT). */
     hp_tls.depth++;
     load_libunwind();
     hp_tls.depth--;
+    __atomic_store_n(&unw_deferred, 0, __ATOMIC_RELEASE);
 }
 
 int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc,
@@ -456,7 +476,9 @@ int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cac
     if (HP_UNLIKELY(__atomic_load_n(&unw_deferred, __ATOMIC_RELAXED))) {
         /* The frame-pointer walk names the caller; once libunwind is loaded it walks again. */
         int n = capture_fp(pcs, max, truncated, frame);
-        if (n > 0)
+        if (__atomic_load_n(&unw_deferred, __ATOMIC_ACQUIRE) == UNW_LOADING)
+            wait_libunwind_load();
+        else if (n > 0)
             try_deferred_libunwind(pcs[0]);
         if (!__atomic_load_n(&unw_backtrace_fn, __ATOMIC_ACQUIRE)) {
             *hash = hp_stack_hash(pcs, n);
@@ -525,6 +547,9 @@ void hp_stack_fork_child(void)
     /* Only this thread is left, and it is in no capture. */
     __atomic_store_n(&unw_active, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&unw_forking, 0, __ATOMIC_RELEASE);
+    /* A thread that was loading libunwind is not in the child: the next capture loads it. */
+    if (__atomic_load_n(&unw_deferred, __ATOMIC_RELAXED) == UNW_LOADING)
+        __atomic_store_n(&unw_deferred, UNW_DEFERRED, __ATOMIC_RELAXED);
     hp_lock_reset(&refresh_lock);
     hp_maps_fork_child();
 }
@@ -560,7 +585,7 @@ void hp_stack_late_init(int libc_initialised)
         if (libc_initialised)
             load_libunwind();
         else
-            unw_deferred = 1;
+            unw_deferred = UNW_DEFERRED;
     } else if (hp_strcmp(hp_opt.unwinder, "fp") != 0 && !use_cfi) {
         hp_error("unknown unwinder '%s' (fp, cfi, libunwind); using fp", hp_opt.unwinder);
     }

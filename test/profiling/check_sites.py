@@ -365,6 +365,14 @@ def main():
                doc["summary"]["evicted_hibs"] > 16 * 1024)
         expect(f"dump_reason {doc['process']['dump_reason']}, expected {sys.argv[3]}",
                doc["process"]["dump_reason"] == sys.argv[3])
+    elif kind == "unw_race":
+        # unw_race.c: four threads, 200 blocks each of 100 bytes from one site, all one stack.
+        sites = by_site(doc)
+        site(sites, "site_unw_thread", contexts=1, alloc_count=800, total_size=80000, live_count=0)
+        for c in doc["contexts"]:
+            fns = [f["function"] for f in c["frames"]]
+            if fns and fns[0] == "site_unw_thread":
+                expect(f"site_unw_thread's stack {fns}: no worker frame", "worker" in fns)
     elif kind == "consistent":
         # One moment: the summary's counts are the sums over the contexts.
         sm, cs = doc["summary"], doc["contexts"]

@@ -550,6 +550,16 @@ if [ -x /usr/bin/python3 ] &&
     fi
 fi
 
+# unwinder=libunwind, first allocations by four threads at once: one loads libunwind, the others
+# wait for it (the previous shim gave the allocations made meanwhile one-frame stacks).
+gcc -O1 -g -pthread -o "$out/gcc/unw_race" test/profiling/unw_race.c
+for i in 1 2; do
+    name=unw-race-$i
+    if run "$name" "unwinder=libunwind" "$out/gcc/unw_race"; then
+        check "$name" unw_race "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+    fi
+done
+
 # Periodic dumps across fork: the child runs its own interval thread, as a two-thread process.
 gcc -O1 -g -o "$out/gcc/interval_fork" test/profiling/interval_fork.c
 name=interval-fork
