@@ -421,13 +421,13 @@ static int unw_deferred, libc_ready;
 /* Another thread is loading libunwind: wait for it (dlopen takes a few milliseconds, in which a
  * program's threads make hundreds of allocations: with frame pointers meanwhile, the stacks of
  * code built without them came out one frame deep, each site split in two contexts). At most
- * half a second: the loading thread may need a lock this one holds (the loader's, when this
+ * 200 ms: the loading thread may need a lock this one holds (the loader's, when this
  * allocation comes from a library's constructor), and then this one goes on with frame
  * pointers, lets go of the lock, and the load finishes. */
 static HP_COLD void wait_libunwind_load(void)
 {
     uint32_t start = hp_now_ms();
-    while (__atomic_load_n(&unw_deferred, __ATOMIC_ACQUIRE) == UNW_LOADING && hp_now_ms() - start < 500) {
+    while (__atomic_load_n(&unw_deferred, __ATOMIC_ACQUIRE) == UNW_LOADING && hp_now_ms() - start < 200) {
         struct timespec ts = {0, 100000};
         nanosleep(&ts, NULL);
     }
