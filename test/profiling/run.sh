@@ -54,6 +54,26 @@ dumps_in() {
     echo "$n"
 }
 
+# check_dumps NAME KIND MIN FILE...: every profile FILE passes check KIND, and there are at
+# least MIN interval dumps of run NAME.
+check_dumps() {
+    cname=$1 kind=$2 min=$3
+    shift 3
+    n=$(dumps_in "$tmp/$cname")
+    if [ "$n" -lt "$min" ]; then
+        bad "$cname" "$n interval dumps, expected at least $min"
+        return
+    fi
+    fails=
+    for f in "$@"; do
+        if ! "$report" --format json -o "$tmp/r.json" "$f" 2>"$tmp/r.err" ||
+            ! python3 test/profiling/check_sites.py "$kind" "$tmp/r.json" >"$tmp/c.out" 2>&1; then
+            fails="$fails $(basename "$f"): $(cat "$tmp/r.err" "$tmp/c.out" | head -2 | tr '\n' ' ')"
+        fi
+    done
+    if [ -z "$fails" ]; then ok "$cname"; else bad "$cname" "$fails"; fi
+}
+
 # run NAME OPTIONS PROGRAM ARGS...: under the shim with profiles in $tmp/NAME ($run_after:
 # libraries preloaded after the shim, such as an allocator for it to use).
 run() {
@@ -490,19 +510,7 @@ fi
 gcc -O1 -g -pthread -o "$out/gcc/busy_dumps" test/profiling/busy_dumps.c
 name=busy-dumps
 if run "$name" "dump_interval_ms=25:peak_slack_kb=1" "$out/gcc/busy_dumps"; then
-    n=$(dumps_in "$tmp/$name")
-    if [ "$n" -ge 5 ]; then
-        fails=
-        for f in "$tmp/$name"/p.*.hpf*; do
-            if ! "$report" --format json -o "$tmp/r.json" "$f" 2>"$tmp/r.err" ||
-                ! python3 test/profiling/check_sites.py consistent "$tmp/r.json" >"$tmp/c.out" 2>&1; then
-                fails="$fails $(basename "$f"): $(cat "$tmp/r.err" "$tmp/c.out" | head -2 | tr '\n' ' ')"
-            fi
-        done
-        if [ -z "$fails" ]; then ok "$name"; else bad "$name" "$fails"; fi
-    else
-        bad "$name" "$n interval dumps, expected at least 5"
-    fi
+    check_dumps "$name" consistent 5 "$tmp/$name"/p.*.hpf*
 fi
 
 # The same four threads ended by SIGTERM: the profile written on the way down is one moment too
@@ -535,19 +543,7 @@ name=interval-python
 if [ -x /usr/bin/python3 ] &&
     run "$name" "dump_interval_ms=20" env PYTHONMALLOC=malloc /usr/bin/python3 -c \
         "import json; x = [{'a': i, 'b': str(i) * 5} for i in range(200000)]; print(len(json.loads(json.dumps(x))))"; then
-    n=$(dumps_in "$tmp/$name")
-    if [ "$n" -ge 3 ]; then
-        fails=
-        for f in "$tmp/$name"/p.*.hpf.*; do
-            if ! "$report" --format json -o "$tmp/r.json" "$f" 2>"$tmp/r.err" ||
-                ! python3 test/profiling/check_sites.py interval "$tmp/r.json" >"$tmp/c.out" 2>&1; then
-                fails="$fails $(basename "$f"): $(cat "$tmp/r.err" "$tmp/c.out" | head -2 | tr '\n' ' ')"
-            fi
-        done
-        if [ -z "$fails" ]; then ok "$name"; else bad "$name" "$fails"; fi
-    else
-        bad "$name" "$n interval dumps, expected at least 3"
-    fi
+    check_dumps "$name" interval 3 "$tmp/$name"/p.*.hpf.*
 fi
 
 # unwinder=libunwind, first allocations by four threads at once: one loads libunwind, the others
