@@ -817,11 +817,12 @@ static int in_dump(const struct hp_ctx *c)
     return c && __atomic_load_n(&c->allocs, __ATOMIC_RELAXED) != 0;
 }
 
-/* The stacks of contexts 1..n-1 (those in_dump): sorted from their outermost frame in, each shares with the one
- * before it every outer frame it shares with any earlier one, so one pass over them makes the
- * tree (python3's 13,000 stacks of 42 frames on average are 48,000 nodes). The contexts to
- * sort and the references written after the tree (8 bytes a context each) are mapped for the
- * dump and unmapped after it; without that memory every stack is written in full. */
+/* The stacks of contexts 1..n-1 (those in_dump): sorted from their outermost frame in, each
+ * shares with the one before it every outer frame it shares with any earlier one, so one pass
+ * over them makes the tree (python3's 13,000 stacks of 42 frames on average are 48,000
+ * nodes). The contexts to sort and the references written after the tree (8 bytes a context
+ * each) are mapped for the dump and unmapped after it; without that memory every stack is
+ * written in full. */
 static void write_stacks(struct writer *w, uint32_t n)
 {
     size_t cap = n, bytes = (2 * cap * sizeof(struct hp_ctx *) + 4095) & ~(size_t)4095;
