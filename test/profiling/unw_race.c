@@ -5,10 +5,19 @@
  * main allocates nothing itself before the threads run. */
 #include <pthread.h>
 #include <stdlib.h>
+
 #define NT 4
+
 static pthread_barrier_t go;
 void *volatile keep[NT][200];
-__attribute__((noinline)) void *site_unw_thread(size_t n) { void *p = malloc(n); __asm__ volatile("" ::: "memory"); return p; }
+
+__attribute__((noinline)) void *site_unw_thread(size_t n)
+{
+    void *p = malloc(n);
+    __asm__ volatile("" ::: "memory");
+    return p;
+}
+
 static void *worker(void *arg)
 {
     long t = (long)arg;
@@ -19,6 +28,7 @@ static void *worker(void *arg)
         free(keep[t][i]);
     return NULL;
 }
+
 int main(void)
 {
     pthread_t th[NT];
