@@ -1236,7 +1236,7 @@ void hp_profile_fork_parent(void)
 
 void hp_profile_fork_child(void)
 {
-    hold = moving = 0; /* no dump runs in the child, nor any other thread's move */
+    hold = moving = flushing = 0; /* no dump runs in the child, nor any other thread's move */
     hp_lock_reset(&peak_lock);
     for (uint64_t i = 0; i < nsets; i++)
         hp_lock_reset(&sets[i].lock);
