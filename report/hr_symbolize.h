@@ -10,13 +10,21 @@
 #include "hr_profile.h"
 
 /* One symbolised frame. Strings are never NULL ("" when unknown) and live as long as the
- * symbolizer that produced them. */
+ * symbolizer that produced them.
+ *
+ * Where the compiler inlined functions into the code at pc, DWARF names each of them: the
+ * frame is then the innermost inlined function (file and line where pc is), marked inlined,
+ * and `next` leads outwards through the functions it was inlined into, each at the line of
+ * its call to the one inside, down to the function the code belongs to (next NULL, not
+ * inlined). Every frame of such a chain has the same pc and module. */
 struct hr_frame {
     uint64_t pc;        /* the return address as recorded */
     const char *module; /* module path, pseudo name such as "[vdso]", or "" */
     const char *function;
     const char *file;
-    int line; /* 0 when unknown */
+    int line;    /* 0 when unknown */
+    int inlined; /* 1: this function's code was inlined into next's */
+    const struct hr_frame *next;
 };
 
 struct hr_symbolizer;

@@ -146,17 +146,22 @@ static void hr_json_context(FILE *out, const struct hr_context *c, struct hr_sym
     hr_json_u64(out, in, "first_alloc_ms", l->first_alloc_ms, 0);
     hr_json_u64(out, in, "last_alloc_ms", l->last_alloc_ms, 0);
     fputs("      \"frames\": [", out);
+    int first = 1;
     for (uint32_t i = 0; i < c->depth; i++) {
         struct hr_frame f;
         hr_symbolize(sym, c->pcs[i], &f);
-        fprintf(out, "%s\n        {\"address\": \"0x%" PRIx64 "\", \"module\": ", i ? "," : "",
-                f.pc);
-        hr_json_string(out, f.module, hr_cstr(f.module).len);
-        fputs(", \"function\": ", out);
-        hr_json_string(out, f.function, hr_cstr(f.function).len);
-        fputs(", \"file\": ", out);
-        hr_json_string(out, f.file, hr_cstr(f.file).len);
-        fprintf(out, ", \"line\": %d}", f.line);
+        /* A function inlined at this address is a frame of its own, before the one it is in. */
+        for (const struct hr_frame *g = &f; g; g = g->next) {
+            fprintf(out, "%s\n        {\"address\": \"0x%" PRIx64 "\", \"module\": ",
+                    first ? "" : ",", g->pc);
+            first = 0;
+            hr_json_string(out, g->module, hr_cstr(g->module).len);
+            fputs(", \"function\": ", out);
+            hr_json_string(out, g->function, hr_cstr(g->function).len);
+            fputs(", \"file\": ", out);
+            hr_json_string(out, g->file, hr_cstr(g->file).len);
+            fprintf(out, ", \"line\": %d, \"inlined\": %s}", g->line, g->inlined ? "true" : "false");
+        }
     }
     fputs(c->depth ? "\n      ]\n" : "]\n", out);
     fputs("    }", out);

@@ -1,8 +1,10 @@
 /* Symbolisation of profile addresses: finds the MODULE that mapped a pc, asks libdwfl for the
- * function and source line at pc - 1, and caches the answer per pc. */
+ * function and source line at pc - 1 and DWARF for the functions inlined there, and caches the
+ * answer per pc. */
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +15,28 @@
 struct hr_cu_range {
     uint64_t lo, hi; /* DWARF addresses, [lo, hi); lo first: hr_first_above */
     Dwarf_Off die;   /* the unit's DIE */
+};
+
+/* The inlined subroutines of one compilation unit, read once (hr_inl_build): for each, its
+ * DIE and the inlined subroutine it sits in; and every range of code they cover, so the
+ * innermost one at an address is a search, not a walk of the unit's DIEs per address. */
+struct hr_inl_node {
+    Dwarf_Off die;
+    int32_t parent; /* index of the enclosing inlined subroutine; -1: a function's own code */
+    uint32_t depth; /* 0 for those directly in a function */
+};
+
+struct hr_inl_range {
+    uint64_t lo, hi; /* DWARF addresses, [lo, hi); lo first: hr_first_above */
+    uint32_t node;
+};
+
+struct hr_cu_inl {
+    struct hr_inl_node *nodes;
+    size_t nnodes, capnodes;
+    struct hr_inl_range *ranges;
+    uint64_t *max_hi; /* max_hi[i]: the largest hi of ranges[0..i] */
+    size_t nranges, capranges;
 };
 
 /* One symbol of a module's symbol table, for hr_sym_name. */
@@ -32,6 +56,7 @@ struct hr_sym_module {
     int cus_built; /* cus (below) has been built: NULL/0 when there is nothing to search */
     struct hr_cu_range *cus;
     size_t ncus;
+    struct hr_cu_inl **cu_inl; /* per entry of cus: its unit's inlined subroutines, once read */
     Dwarf *dw;
     Dwarf_Addr dwbias; /* run-time address = DWARF address + dwbias */
     int syms_built;
@@ -239,10 +264,159 @@ done:
     qsort(m->cus, m->ncus, sizeof *m->cus, hr_cu_cmp);
 }
 
-/* The source line of addr (a run-time address) when libdwfl finds none: libdwfl's lookup goes
- * through .debug_aranges, which clang does not emit by default, and elfutils before 0.189
- * does not fall back to the units' own ranges. So search those ranges here. */
+/* The compilation units whose ranges may hold addr (a run-time address), found through the
+ * units' own ranges: libdwfl's lookup goes through .debug_aranges, which clang does not emit by
+ * default, and elfutils before 0.189 does not fall back to the ranges. Calls found(cudie, a,
+ * arg) with a the DWARF address for each candidate, nearest first, until it returns nonzero;
+ * returns that value, or 0. */
+static int hr_cu_search(struct hr_sym_module *m, uint64_t addr,
+                        int (*found)(Dwarf_Die *cudie, uint64_t a, void *arg), void *arg)
+{
+    if (!m->cus_built)
+        hr_build_cus(m);
+    if (!m->ncus || addr < m->dwbias)
+        return 0;
+    uint64_t a = addr - m->dwbias;
+    size_t lo = hr_first_above(m->cus, m->ncus, sizeof *m->cus, a);
+    /* Ranges of different units do not overlap in sane DWARF; look back a few in case. */
+    for (size_t i = lo; i > 0 && lo - i < 8; i--) {
+        const struct hr_cu_range *r = &m->cus[i - 1];
+        Dwarf_Die cudie;
+        int v;
+        if (a < r->hi && dwarf_offdie(m->dw, r->die, &cudie) && (v = found(&cudie, a, arg)) != 0)
+            return v;
+    }
+    return 0;
+}
+
+static int hr_found_line(Dwarf_Die *cudie, uint64_t a, void *arg)
+{
+    return (*(Dwarf_Line **)arg = dwarf_getsrc_die(cudie, a)) != NULL;
+}
+
+/* The source line of addr (a run-time address) when libdwfl finds none. */
 static Dwarf_Line *hr_cu_line(struct hr_sym_module *m, uint64_t addr)
+{
+    Dwarf_Line *line = NULL;
+    return hr_cu_search(m, addr, hr_found_line, &line) ? line : NULL;
+}
+
+static int hr_inl_range_cmp(const void *a, const void *b)
+{
+    const struct hr_inl_range *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Record the inlined subroutines among die's children and, for the DIEs that can hold code
+ * or functions, their descendants; parent: the inlined subroutine they are in (-1: none).
+ * Returns -1 when out of memory. */
+static int hr_inl_walk(struct hr_cu_inl *x, Dwarf_Die *die, int32_t parent, uint32_t depth, int level)
+{
+    Dwarf_Die child;
+    if (level > 256 || dwarf_child(die, &child) != 0)
+        return 0;
+    do {
+        int tag = dwarf_tag(&child);
+        int32_t p = parent;
+        uint32_t d = depth;
+        switch (tag) {
+        case DW_TAG_inlined_subroutine: {
+            if (x->nnodes == x->capnodes) {
+                size_t cap = x->capnodes ? x->capnodes * 2 : 64;
+                struct hr_inl_node *n = realloc(x->nodes, cap * sizeof *n);
+                if (!n)
+                    return -1;
+                x->nodes = n;
+                x->capnodes = cap;
+            }
+            p = (int32_t)x->nnodes;
+            d = parent < 0 ? 0 : depth + 1;
+            x->nodes[x->nnodes++] = (struct hr_inl_node){dwarf_dieoffset(&child), parent, d};
+            Dwarf_Addr base, lo, hi;
+            ptrdiff_t off = 0;
+            while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
+                if (lo >= hi)
+                    continue;
+                if (x->nranges == x->capranges) {
+                    size_t cap = x->capranges ? x->capranges * 2 : 64;
+                    struct hr_inl_range *r = realloc(x->ranges, cap * sizeof *r);
+                    if (!r)
+                        return -1;
+                    x->ranges = r;
+                    x->capranges = cap;
+                }
+                x->ranges[x->nranges++] = (struct hr_inl_range){lo, hi, (uint32_t)p};
+            }
+            break;
+        }
+        case DW_TAG_subprogram: /* a function of its own (a nested one too): a new chain */
+            p = -1;
+            d = 0;
+            break;
+        case DW_TAG_lexical_block: case DW_TAG_namespace: case DW_TAG_class_type:
+        case DW_TAG_structure_type: case DW_TAG_union_type: case DW_TAG_module:
+        case DW_TAG_try_block: case DW_TAG_catch_block: case DW_TAG_entry_point:
+            break;
+        default:
+            continue; /* no code below variables, types and the like */
+        }
+        if (hr_inl_walk(x, &child, p, d, level + 1) < 0)
+            return -1;
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return 0;
+}
+
+/* The inlined subroutines of the unit of m->cus[i], read at the first address in it. */
+static struct hr_cu_inl *hr_inl_build(struct hr_sym_module *m, size_t i)
+{
+    if (!m->cu_inl) {
+        m->cu_inl = calloc(m->ncus, sizeof *m->cu_inl);
+        if (!m->cu_inl)
+            return NULL;
+    }
+    if (m->cu_inl[i])
+        return m->cu_inl[i];
+    struct hr_cu_inl *x = calloc(1, sizeof *x);
+    Dwarf_Die cudie;
+    if (!x)
+        return NULL;
+    if (!dwarf_offdie(m->dw, m->cus[i].die, &cudie) || hr_inl_walk(x, &cudie, -1, 0, 0) < 0 ||
+        (x->nranges && !(x->max_hi = malloc(x->nranges * sizeof *x->max_hi)))) {
+        x->nranges = x->nnodes = 0; /* out of memory or bad DWARF: no inlining known here */
+    }
+    if (x->nranges)
+        qsort(x->ranges, x->nranges, sizeof *x->ranges, hr_inl_range_cmp);
+    for (size_t k = 0; k < x->nranges; k++)
+        x->max_hi[k] = k && x->max_hi[k - 1] > x->ranges[k].hi ? x->max_hi[k - 1] : x->ranges[k].hi;
+    /* Every range entry of the same unit shares it. */
+    for (size_t k = 0; k < m->ncus; k++)
+        if (m->cus[k].die == m->cus[i].die)
+            m->cu_inl[k] = x;
+    return x;
+}
+
+static void hr_inl_free(struct hr_sym_module *m)
+{
+    if (!m->cu_inl)
+        return;
+    for (size_t i = 0; i < m->ncus; i++) {
+        struct hr_cu_inl *x = m->cu_inl[i];
+        if (!x)
+            continue;
+        for (size_t k = i; k < m->ncus; k++) /* forget every entry that shares it */
+            if (m->cu_inl[k] == x)
+                m->cu_inl[k] = NULL;
+        free(x->nodes);
+        free(x->ranges);
+        free(x->max_hi);
+        free(x);
+    }
+    free(m->cu_inl);
+}
+
+/* The innermost inlined subroutine whose code holds addr (a run-time address): its unit's
+ * index and the node; NULL when addr is in no inlined code. */
+static const struct hr_inl_node *hr_inl_at(struct hr_sym_module *m, uint64_t addr, struct hr_cu_inl **unit)
 {
     if (!m->cus_built)
         hr_build_cus(m);
@@ -250,17 +424,113 @@ static Dwarf_Line *hr_cu_line(struct hr_sym_module *m, uint64_t addr)
         return NULL;
     uint64_t a = addr - m->dwbias;
     size_t lo = hr_first_above(m->cus, m->ncus, sizeof *m->cus, a);
-    /* Ranges of different units do not overlap in sane DWARF; look back a few in case. */
     for (size_t i = lo; i > 0 && lo - i < 8; i--) {
-        const struct hr_cu_range *r = &m->cus[i - 1];
-        Dwarf_Die cudie;
-        if (a < r->hi && dwarf_offdie(m->dw, r->die, &cudie)) {
-            Dwarf_Line *line = dwarf_getsrc_die(&cudie, a);
-            if (line)
-                return line;
+        if (a >= m->cus[i - 1].hi)
+            continue;
+        struct hr_cu_inl *x = hr_inl_build(m, i - 1);
+        if (!x || !x->nranges)
+            continue;
+        const struct hr_inl_node *best = NULL;
+        size_t j = hr_first_above(x->ranges, x->nranges, sizeof *x->ranges, a);
+        for (; j > 0 && x->max_hi[j - 1] > a; j--) {
+            const struct hr_inl_range *r = &x->ranges[j - 1];
+            if (a < r->hi && (!best || x->nodes[r->node].depth > best->depth))
+                best = &x->nodes[r->node];
+        }
+        if (best) {
+            *unit = x;
+            return best;
         }
     }
     return NULL;
+}
+
+/* The name of the function a subprogram or inlined-subroutine DIE stands for: its linkage
+ * name demangled (C++ and Rust names then carry their namespaces and types), else its name;
+ * both found through the abstract origin or declaration the DIE refers to. */
+static char *hr_die_function(Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    const char *name = NULL;
+    if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
+        dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
+        name = dwarf_formstring(&attr);
+    if (!name && dwarf_attr_integrate(die, DW_AT_name, &attr))
+        name = dwarf_formstring(&attr);
+    if (!name)
+        return hr_dup("");
+    char *dem = hr_demangle(name);
+    return dem ? dem : hr_dup(name);
+}
+
+/* Where the inlined subroutine inl was called from: DW_AT_call_file (an index into its unit's
+ * file table) and DW_AT_call_line. */
+static void hr_call_site(Dwarf_Die *inl, struct hr_frame *f)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word v;
+    Dwarf_Die cudie;
+    Dwarf_Files *files;
+    size_t nfiles;
+    const char *file = NULL;
+    if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &attr), &v) == 0 &&
+        dwarf_diecu(inl, &cudie, NULL, NULL) && dwarf_getsrcfiles(&cudie, &files, &nfiles) == 0 &&
+        v < nfiles)
+        file = dwarf_filesrc(files, v, NULL, NULL);
+    f->file = hr_dup(file);
+    f->line = dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &attr), &v) == 0 && v <= INT_MAX ? (int)v : 0;
+}
+
+/* f describes addr in m by its symbol and line table. If the code at addr was inlined, make f
+ * the innermost inlined function and chain the ones outside it (struct hr_frame). */
+static void hr_inline_chain(struct hr_sym_module *m, uint64_t addr, struct hr_frame *f)
+{
+    struct hr_cu_inl *x = NULL;
+    const struct hr_inl_node *inner = hr_inl_at(m, addr, &x);
+    Dwarf_Die die;
+    if (!inner || !dwarf_offdie(m->dw, inner->die, &die))
+        return;
+    /* From the inside out: each frame is an inlined function, at the line of its call to the
+     * one inside it (the innermost: f's own line). The last call site is in the function the
+     * code belongs to, which keeps f's symbol-table name. */
+    char *name = hr_die_function(&die);
+    struct hr_frame *fn = malloc(sizeof *fn);
+    if (!fn) {
+        if (*name)
+            free(name);
+        return; /* out of memory: the frame as the symbol table says */
+    }
+    *fn = *f;
+    fn->inlined = 0;
+    fn->next = NULL;
+    f->function = name;
+    f->inlined = 1;
+    f->next = fn;
+    struct hr_frame *last = f; /* the innermost frame still to link to fn */
+    const struct hr_inl_node *n = inner;
+    for (int guard = 0; guard < 1000; guard++) {
+        hr_call_site(&die, fn); /* where n was called: in its parent, or in the function */
+        if (n->parent < 0)
+            break;
+        const struct hr_inl_node *up = &x->nodes[n->parent];
+        Dwarf_Die updie;
+        struct hr_frame *g = malloc(sizeof *g);
+        if (!g || !dwarf_offdie(m->dw, up->die, &updie)) {
+            free(g);
+            break; /* a shorter chain */
+        }
+        /* g takes over fn's place in the chain: the inlined function up, at n's call site. */
+        *g = *fn;
+        g->function = hr_die_function(&updie);
+        g->inlined = 1;
+        g->next = fn;
+        last->next = g;
+        last = g;
+        fn->file = "";
+        fn->line = 0;
+        die = updie;
+        n = up;
+    }
 }
 
 static int hr_sym_cmp(const void *a, const void *b)
@@ -347,6 +617,8 @@ static void hr_lookup(struct hr_symbolizer *s, uint64_t pc, struct hr_frame *f)
     f->function = NULL;
     f->file = NULL;
     f->line = 0;
+    f->inlined = 0;
+    f->next = NULL;
     /* A return address points after the call; pc - 1 lies inside the call instruction, so it
      * belongs to the right function and line even when the call was the last instruction. */
     uint64_t addr = pc ? pc - 1 : 0;
@@ -384,6 +656,8 @@ static void hr_lookup(struct hr_symbolizer *s, uint64_t pc, struct hr_frame *f)
         f->function = hr_dup("");
     if (!f->file)
         f->file = hr_dup("");
+    if (mi >= 0 && s->mods[mi].dwmod)
+        hr_inline_chain(&s->mods[mi], addr, f);
 }
 
 static void hr_free_frame(struct hr_frame *f)
@@ -392,6 +666,15 @@ static void hr_free_frame(struct hr_frame *f)
         free((char *)f->function);
     if (*f->file)
         free((char *)f->file);
+    for (const struct hr_frame *g = f->next; g;) {
+        const struct hr_frame *up = g->next;
+        if (*g->function)
+            free((char *)g->function);
+        if (*g->file)
+            free((char *)g->file);
+        free((struct hr_frame *)g);
+        g = up;
+    }
 }
 
 static size_t hr_pc_slot(uint64_t pc, size_t cap)
@@ -453,6 +736,7 @@ void hr_symbolizer_free(struct hr_symbolizer *s)
     if (s->mods)
         for (size_t i = 0; i < s->nmods; i++) {
             free(s->mods[i].path);
+            hr_inl_free(&s->mods[i]);
             free(s->mods[i].cus);
             free(s->mods[i].syms);
             free(s->mods[i].max_end);

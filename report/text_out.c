@@ -109,6 +109,8 @@ static void hr_text_frame(FILE *out, uint32_t i, const struct hr_frame *f)
         hr_text_string(out, f->module, strlen(f->module));
         putc(']', out);
     }
+    if (f->inlined)
+        fputs(" (inlined)", out);
     putc('\n', out);
 }
 
@@ -155,10 +157,12 @@ static void hr_text_context(FILE *out, size_t rank, const struct hr_context *c,
         fputs("    stack      (none recorded)\n", out);
     else
         fputs("    stack\n", out);
+    uint32_t k = 0; /* frames shown: inlined functions get lines of their own */
     for (uint32_t i = 0; i < c->depth; i++) {
         struct hr_frame f;
         hr_symbolize(sym, c->pcs[i], &f);
-        hr_text_frame(out, i, &f);
+        for (const struct hr_frame *g = &f; g; g = g->next)
+            hr_text_frame(out, k++, g);
     }
     putc('\n', out);
 }

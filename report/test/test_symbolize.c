@@ -93,6 +93,38 @@ __attribute__((noinline)) void hr_test_caller(void)
     __asm__ volatile("" ::: "memory"); /* keeps the call from becoming a tail call */
 }
 
+/* A call inside a function inlined into a function inlined into hr_inl_outer; each line
+ * variable names the line of the call it sits above. */
+static uint64_t inl_ra;
+static int leaf_line, mid_line, outer_line;
+
+__attribute__((noinline)) static void hr_inl_grab(void)
+{
+    inl_ra = (uint64_t)(uintptr_t)__builtin_return_address(0);
+    __asm__ volatile("" ::: "memory");
+}
+
+static inline __attribute__((always_inline)) void hr_inl_leaf(void)
+{
+    leaf_line = __LINE__ + 1;
+    hr_inl_grab();
+    __asm__ volatile("" ::: "memory");
+}
+
+static inline __attribute__((always_inline)) void hr_inl_mid(void)
+{
+    mid_line = __LINE__ + 1;
+    hr_inl_leaf();
+    __asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void hr_inl_outer(void)
+{
+    outer_line = __LINE__ + 1;
+    hr_inl_mid();
+    __asm__ volatile("" ::: "memory");
+}
+
 /* A profile with the test binary, a missing library, a [vdso] and one stack of `pcs`. */
 static struct hr_profile *profile_with(const struct self_module *m, const uint64_t *pcs,
                                        uint32_t depth)
@@ -363,10 +395,14 @@ START_TEST(names_agree_with_libdwfl)
             const char *want = dwfl_module_addrname(mod, probes[k]);
             struct hr_frame f;
             hr_symbolize(s, probes[k] + 1, &f); /* a return address: pc - 1 is looked up */
-            ck_assert_msg(strcmp(f.function, want ? want : "") == 0,
+            /* The symbol names the function the code is in: the last of an inlined chain. */
+            const struct hr_frame *g = &f;
+            while (g->next)
+                g = g->next;
+            ck_assert_msg(strcmp(g->function, want ? want : "") == 0,
                           "%#llx (%s + %d/4): report says '%s', libdwfl '%s'",
                           (unsigned long long)probes[k], dwfl_module_getsym_info(mod, i, &sym,
-                          &addr, &shndx, NULL, NULL), k, f.function, want ? want : "");
+                          &addr, &shndx, NULL, NULL), k, g->function, want ? want : "");
             checked++;
         }
     }
@@ -450,6 +486,73 @@ START_TEST(text_and_json_frames)
     ck_assert(strstr(out, "{\"address\": \"0x100000000123\", \"module\": "
                           "\"/nonexistent/libgone.so\", \"function\": \"\""));
     free(out);
+    hr_profile_free(p);
+    free(p);
+}
+END_TEST
+
+START_TEST(inlined_frames)
+{
+    struct self_module m;
+    self_module(&m);
+    hr_inl_outer();
+    uint64_t pcs[2] = {inl_ra, (uint64_t)(uintptr_t)&hr_test_target + 1};
+    struct hr_profile *p = profile_with(&m, pcs, 2);
+    struct hr_symbolizer *s = hr_symbolizer_new(p, NULL);
+    ck_assert_ptr_nonnull(s);
+    struct hr_frame f;
+    hr_symbolize(s, pcs[0], &f);
+    /* Innermost first: the two inlined functions, each at its call, then the real one. */
+    ck_assert_str_eq(f.function, "hr_inl_leaf");
+    ck_assert_int_eq(f.inlined, 1);
+    ck_assert_int_eq(f.line, leaf_line);
+    ck_assert_msg(ends_with(f.file, "test_symbolize.c"), "file %s", f.file);
+    const struct hr_frame *g = f.next;
+    ck_assert_ptr_nonnull(g);
+    ck_assert_str_eq(g->function, "hr_inl_mid");
+    ck_assert_int_eq(g->inlined, 1);
+    ck_assert_int_eq(g->line, mid_line);
+    ck_assert_msg(ends_with(g->file, "test_symbolize.c"), "file %s", g->file);
+    ck_assert_uint_eq(g->pc, pcs[0]);
+    ck_assert_str_eq(g->module, m.path);
+    g = g->next;
+    ck_assert_ptr_nonnull(g);
+    ck_assert_str_eq(g->function, "hr_inl_outer");
+    ck_assert_int_eq(g->inlined, 0);
+    ck_assert_int_eq(g->line, outer_line);
+    ck_assert_ptr_null(g->next);
+    /* A function with nothing inlined at the address: one frame. */
+    hr_symbolize(s, pcs[1], &f);
+    ck_assert_str_eq(f.function, "hr_test_target");
+    ck_assert_int_eq(f.inlined, 0);
+    ck_assert_ptr_null(f.next);
+    hr_symbolizer_free(s);
+
+    /* Both outputs give every function a frame of its own. */
+    struct hr_output_opts opts = {.sort = HR_SORT_TOTAL_SIZE, .top = 20};
+    FILE *out = tmpfile();
+    ck_assert_int_eq(hr_write_text(out, &p, 1, &opts), 0);
+    char *t = ht_slurp(out);
+    fclose(out);
+    ck_assert_msg(strstr(t, "#0  hr_inl_leaf (") && strstr(t, "#1  hr_inl_mid (") &&
+                      strstr(t, "#2  hr_inl_outer (") && strstr(t, "#3  hr_test_target ("),
+                  "frames in:\n%s", t);
+    ck_assert_msg(strstr(strstr(t, "#1  hr_inl_mid ("), "(inlined)\n"), "%s", t);
+    ck_assert_msg(!strstr(strstr(t, "#2  hr_inl_outer ("), "(inlined)"), "%s", t);
+    free(t);
+    out = tmpfile();
+    ck_assert_int_eq(hr_write_json(out, &p, 1, &opts), 0);
+    t = ht_slurp(out);
+    fclose(out);
+    char *mid = strstr(t, "\"function\": \"hr_inl_mid\", \"file\": \"");
+    ck_assert_msg(mid, "%s", t);
+    char want[64];
+    snprintf(want, sizeof want, "\"line\": %d, \"inlined\": true}", mid_line);
+    char *end = strchr(mid, '}'), *at = strstr(mid, want);
+    ck_assert_msg(at && at < end, "no %s in %s", want, mid);
+    ck_assert_msg(strstr(t, "\"function\": \"hr_inl_outer\""), "%s", t);
+    ck_assert_msg(strstr(strstr(t, "\"function\": \"hr_inl_outer\""), "\"inlined\": false}"), "%s", t);
+    free(t);
     hr_profile_free(p);
     free(p);
 }
@@ -561,6 +664,7 @@ int main(void)
     tcase_add_test(tc, missing_file_vdso_and_unmapped);
     tcase_add_test(tc, same_file_twice);
     tcase_add_test(tc, text_and_json_frames);
+    tcase_add_test(tc, inlined_frames);
     tcase_add_test(tc, demangling);
     tcase_add_test(tc, rust_demangling);
     tcase_add_test(tc, names_agree_with_libdwfl);

@@ -373,6 +373,31 @@ def main():
             fns = [f["function"] for f in c["frames"]]
             if fns and fns[0] == "site_unw_thread":
                 expect(f"site_unw_thread's stack {fns}: no worker frame", "worker" in fns)
+    elif kind == "inlined":
+        # inlined.c (argv[3]: its source): 300 blocks of 48 bytes from malloc in site_inl_leaf,
+        # inlined into inl_mid, inlined into site_inl_outer; 200 of 80 from site_inl_outer's
+        # own call.
+        with open(sys.argv[3]) as src:
+            marks = {m: i + 1 for i, text in enumerate(src) for m in ("leaf", "mid", "outer", "own")
+                     if f"/* @{m} */" in text}
+        sites = by_site(doc)
+        site(sites, "site_inl_leaf", contexts=1, alloc_count=300, total_size=300 * 48, live_count=0)
+        site(sites, "site_inl_outer", contexts=1, alloc_count=200, total_size=200 * 80, live_count=0)
+        for c in doc["contexts"]:
+            fr = c["frames"]
+            if not fr or fr[0]["function"] not in ("site_inl_leaf", "site_inl_outer"):
+                continue
+            got = [(f["function"], f["line"], f["inlined"]) for f in fr[:4]]
+            if fr[0]["function"] == "site_inl_leaf":
+                want = [("site_inl_leaf", marks["leaf"], True), ("inl_mid", marks["mid"], True),
+                        ("site_inl_outer", marks["outer"], False), ("main", got[3][1], False)]
+                expect(f"site_inl_leaf's frames {got}, expected {want}", got == want)
+                expect("inlined frames at one address, in inlined.c",
+                       len({f["address"] for f in fr[:3]}) == 1
+                       and all(f["file"].endswith("inlined.c") for f in fr[:3]))
+            else:
+                want = [("site_inl_outer", marks["own"], False), ("main", got[1][1], False)]
+                expect(f"site_inl_outer's frames {got[:2]}, expected {want}", got[:2] == want)
     elif kind == "consistent":
         # One moment: the summary's counts are the sums over the contexts.
         sm, cs = doc["summary"], doc["contexts"]

@@ -556,6 +556,19 @@ for i in 1 2; do
     fi
 done
 
+# Allocation sites inlined into their callers, from both compilers: every inlined function
+# has a frame of its own in the report, at its own line.
+for cc in gcc clang; do
+    name=inlined-$cc
+    if $cc -O2 -g -o "$out/$cc/inlined" test/profiling/inlined.c; then
+        if run "$name" "" "$out/$cc/inlined"; then
+            check "$name" inlined "$(ls "$tmp/$name"/p.*.hpf | head -1)" test/profiling/inlined.c
+        fi
+    else
+        bad "$name" "cannot build inlined.c"
+    fi
+done
+
 # Periodic dumps across fork: the child runs its own interval thread, as a two-thread process.
 gcc -O1 -g -o "$out/gcc/interval_fork" test/profiling/interval_fork.c
 name=interval-fork
