@@ -264,41 +264,28 @@ done:
     qsort(m->cus, m->ncus, sizeof *m->cus, hr_cu_cmp);
 }
 
-/* The compilation units whose ranges may hold addr (a run-time address), found through the
- * units' own ranges: libdwfl's lookup goes through .debug_aranges, which clang does not emit by
- * default, and elfutils before 0.189 does not fall back to the ranges. Calls found(cudie, a,
- * arg) with a the DWARF address for each candidate, nearest first, until it returns nonzero;
- * returns that value, or 0. */
-static int hr_cu_search(struct hr_sym_module *m, uint64_t addr,
-                        int (*found)(Dwarf_Die *cudie, uint64_t a, void *arg), void *arg)
+/* The source line of addr (a run-time address) when libdwfl finds none: libdwfl's lookup goes
+ * through .debug_aranges, which clang does not emit by default, and elfutils before 0.189
+ * does not fall back to the units' own ranges. So search those ranges here. */
+static Dwarf_Line *hr_cu_line(struct hr_sym_module *m, uint64_t addr)
 {
     if (!m->cus_built)
         hr_build_cus(m);
     if (!m->ncus || addr < m->dwbias)
-        return 0;
+        return NULL;
     uint64_t a = addr - m->dwbias;
     size_t lo = hr_first_above(m->cus, m->ncus, sizeof *m->cus, a);
     /* Ranges of different units do not overlap in sane DWARF; look back a few in case. */
     for (size_t i = lo; i > 0 && lo - i < 8; i--) {
         const struct hr_cu_range *r = &m->cus[i - 1];
         Dwarf_Die cudie;
-        int v;
-        if (a < r->hi && dwarf_offdie(m->dw, r->die, &cudie) && (v = found(&cudie, a, arg)) != 0)
-            return v;
+        if (a < r->hi && dwarf_offdie(m->dw, r->die, &cudie)) {
+            Dwarf_Line *line = dwarf_getsrc_die(&cudie, a);
+            if (line)
+                return line;
+        }
     }
-    return 0;
-}
-
-static int hr_found_line(Dwarf_Die *cudie, uint64_t a, void *arg)
-{
-    return (*(Dwarf_Line **)arg = dwarf_getsrc_die(cudie, a)) != NULL;
-}
-
-/* The source line of addr (a run-time address) when libdwfl finds none. */
-static Dwarf_Line *hr_cu_line(struct hr_sym_module *m, uint64_t addr)
-{
-    Dwarf_Line *line = NULL;
-    return hr_cu_search(m, addr, hr_found_line, &line) ? line : NULL;
+    return NULL;
 }
 
 static int hr_inl_range_cmp(const void *a, const void *b)
