@@ -16,7 +16,9 @@ def main():
         allocs += s.get("total_allocs", 0)
         unprofiled += s.get("unprofiled_allocs", 0)
         for c in p.get("contexts", []):
-            frames += c.get("alloc_count", 0) * len(c.get("frames", []))
+            # recorded return addresses: a function inlined at one is not a frame walked
+            walked = [f for f in c.get("frames", []) if not f.get("inlined")]
+            frames += c.get("alloc_count", 0) * len(walked)
     mean = frames / allocs if allocs else 0.0
     print("%d %d %.1f %d" % (contexts, allocs, mean, unprofiled))
 

@@ -107,7 +107,7 @@ START_TEST(one_profile_object)
     ck_assert(c2 && c1 && c2 < c1);
     /* unknown addresses keep the raw return address and empty strings */
     ck_assert(strstr(c1, "{\"address\": \"0x401000\", \"module\": \"\", \"function\": \"\", "
-                         "\"file\": \"\", \"line\": 0}"));
+                         "\"file\": \"\", \"line\": 0, \"inlined\": false}"));
     ck_assert(strstr(c1, "\"peak_live_size\": 400,"));
     ck_assert(strstr(c1, "\"last_alloc_ms\": 1900,"));
     free(out);
