@@ -32,6 +32,7 @@ struct hr_inl_range {
 };
 
 struct hr_cu_inl {
+    Dwarf *dw; /* where the nodes' DIEs are: the module's, or a split unit's .dwo */
     struct hr_inl_node *nodes;
     size_t nnodes, capnodes;
     struct hr_inl_range *ranges;
@@ -242,7 +243,9 @@ static void hr_build_cus(struct hr_sym_module *m)
     Dwarf_Die cudie;
     uint8_t unit_type;
     while (dwarf_get_units(m->dw, cu, &cu, NULL, &unit_type, &cudie, NULL) == 0) {
-        if (unit_type != DW_UT_compile && unit_type != DW_UT_partial)
+        /* A skeleton (split DWARF, -gsplit-dwarf) has the ranges and the line table; its
+         * split unit in the .dwo file has the rest. */
+        if (unit_type != DW_UT_compile && unit_type != DW_UT_partial && unit_type != DW_UT_skeleton)
             continue;
         Dwarf_Addr base, lo, hi;
         ptrdiff_t off = 0;
@@ -364,10 +367,19 @@ static struct hr_cu_inl *hr_inl_build(struct hr_sym_module *m, size_t i)
     if (m->cu_inl[i])
         return m->cu_inl[i];
     struct hr_cu_inl *x = calloc(1, sizeof *x);
-    Dwarf_Die cudie;
+    Dwarf_Die cudie, subdie;
+    uint8_t unit_type;
     if (!x)
         return NULL;
-    if (!dwarf_offdie(m->dw, m->cus[i].die, &cudie) || hr_inl_walk(x, &cudie, -1, 0, 0) < 0 ||
+    x->dw = m->dw;
+    int ok = dwarf_offdie(m->dw, m->cus[i].die, &cudie) != NULL;
+    if (ok && dwarf_cu_info(cudie.cu, NULL, &unit_type, NULL, &subdie, NULL, NULL, NULL) == 0 &&
+        unit_type == DW_UT_skeleton) {
+        /* The split unit, if its .dwo was found (else subdie is no DIE: nothing known). */
+        ok = dwarf_tag(&subdie) == DW_TAG_compile_unit && (x->dw = dwarf_cu_getdwarf(subdie.cu)) != NULL;
+        cudie = subdie;
+    }
+    if (!ok || hr_inl_walk(x, &cudie, -1, 0, 0) < 0 ||
         (x->nranges && !(x->max_hi = malloc(x->nranges * sizeof *x->max_hi)))) {
         x->nranges = x->nnodes = 0; /* out of memory or bad DWARF: no inlining known here */
     }
@@ -475,7 +487,7 @@ static void hr_inline_chain(struct hr_sym_module *m, uint64_t addr, struct hr_fr
     struct hr_cu_inl *x = NULL;
     const struct hr_inl_node *inner = hr_inl_at(m, addr, &x);
     Dwarf_Die die;
-    if (!inner || !dwarf_offdie(m->dw, inner->die, &die))
+    if (!inner || !dwarf_offdie(x->dw, inner->die, &die))
         return;
     /* From the inside out: each frame is an inlined function, at the line of its call to the
      * one inside it (the innermost: f's own line). The last call site is in the function the
@@ -502,7 +514,7 @@ static void hr_inline_chain(struct hr_sym_module *m, uint64_t addr, struct hr_fr
         const struct hr_inl_node *up = &x->nodes[n->parent];
         Dwarf_Die updie;
         struct hr_frame *g = malloc(sizeof *g);
-        if (!g || !dwarf_offdie(m->dw, up->die, &updie)) {
+        if (!g || !dwarf_offdie(x->dw, up->die, &updie)) {
             free(g);
             break; /* a shorter chain */
         }

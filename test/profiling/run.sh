@@ -557,16 +557,21 @@ for i in 1 2; do
 done
 
 # Allocation sites inlined into their callers, from both compilers: every inlined function
-# has a frame of its own in the report, at its own line.
+# has a frame of its own in the report, at its own line. Also with split DWARF (the skeleton
+# unit in the program, the rest in a .dwo file beside it: built in its own directory).
 for cc in gcc clang; do
-    name=inlined-$cc
-    if $cc -O2 -g -o "$out/$cc/inlined" test/profiling/inlined.c; then
-        if run "$name" "" "$out/$cc/inlined"; then
-            check "$name" inlined "$(ls "$tmp/$name"/p.*.hpf | head -1)" test/profiling/inlined.c
+    for dw in "" -split; do
+        name=inlined$dw-$cc
+        flags=-g
+        [ -n "$dw" ] && flags="-g -gsplit-dwarf"
+        if (cd "$out/$cc" && $cc -O2 $flags -o "inlined$dw" "$top/test/profiling/inlined.c"); then
+            if run "$name" "" "$out/$cc/inlined$dw"; then
+                check "$name" inlined "$(ls "$tmp/$name"/p.*.hpf | head -1)" test/profiling/inlined.c
+            fi
+        else
+            bad "$name" "cannot build inlined.c ($flags)"
         fi
-    else
-        bad "$name" "cannot build inlined.c"
-    fi
+    done
 done
 
 # Periodic dumps across fork: the child runs its own interval thread, as a two-thread process.
