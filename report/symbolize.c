@@ -267,19 +267,32 @@ done:
     qsort(m->cus, m->ncus, sizeof *m->cus, hr_cu_cmp);
 }
 
+/* Where to search m's units by their own ranges for addr (a run-time address): *a is the
+ * DWARF address, and the units to try are m->cus[i - 1] for i from *start down, nearest
+ * first, those whose range ends above *a. Ranges of different units do not overlap in sane
+ * DWARF; a few are looked back in case. 0 when there is nothing to search. */
+#define HR_CU_LOOK_BACK 8
+static int hr_cu_start(struct hr_sym_module *m, uint64_t addr, uint64_t *a, size_t *start)
+{
+    if (!m->cus_built)
+        hr_build_cus(m);
+    if (!m->ncus || addr < m->dwbias)
+        return 0;
+    *a = addr - m->dwbias;
+    *start = hr_first_above(m->cus, m->ncus, sizeof *m->cus, *a);
+    return 1;
+}
+
 /* The source line of addr (a run-time address) when libdwfl finds none: libdwfl's lookup goes
  * through .debug_aranges, which clang does not emit by default, and elfutils before 0.189
  * does not fall back to the units' own ranges. So search those ranges here. */
 static Dwarf_Line *hr_cu_line(struct hr_sym_module *m, uint64_t addr)
 {
-    if (!m->cus_built)
-        hr_build_cus(m);
-    if (!m->ncus || addr < m->dwbias)
+    uint64_t a;
+    size_t lo;
+    if (!hr_cu_start(m, addr, &a, &lo))
         return NULL;
-    uint64_t a = addr - m->dwbias;
-    size_t lo = hr_first_above(m->cus, m->ncus, sizeof *m->cus, a);
-    /* Ranges of different units do not overlap in sane DWARF; look back a few in case. */
-    for (size_t i = lo; i > 0 && lo - i < 8; i--) {
+    for (size_t i = lo; i > 0 && lo - i < HR_CU_LOOK_BACK; i--) {
         const struct hr_cu_range *r = &m->cus[i - 1];
         Dwarf_Die cudie;
         if (a < r->hi && dwarf_offdie(m->dw, r->die, &cudie)) {
@@ -297,6 +310,21 @@ static int hr_inl_range_cmp(const void *a, const void *b)
     return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
+/* Room for element n of a growing array *arr of *cap elements of the given size (doubled
+ * when full). 0 when out of memory (the array is left as it was). */
+static int hr_room(void **arr, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return 1;
+    size_t ncap = *cap ? *cap * 2 : 64;
+    void *a = realloc(*arr, ncap * size);
+    if (!a)
+        return 0;
+    *arr = a;
+    *cap = ncap;
+    return 1;
+}
+
 /* Record the inlined subroutines among die's children and, for the DIEs that can hold code
  * or functions, their descendants; parent: the inlined subroutine they are in (-1: none).
  * Returns -1 when out of memory. */
@@ -311,14 +339,8 @@ static int hr_inl_walk(struct hr_cu_inl *x, Dwarf_Die *die, int32_t parent, uint
         uint32_t d = depth;
         switch (tag) {
         case DW_TAG_inlined_subroutine: {
-            if (x->nnodes == x->capnodes) {
-                size_t cap = x->capnodes ? x->capnodes * 2 : 64;
-                struct hr_inl_node *n = realloc(x->nodes, cap * sizeof *n);
-                if (!n)
-                    return -1;
-                x->nodes = n;
-                x->capnodes = cap;
-            }
+            if (!hr_room((void **)&x->nodes, &x->capnodes, x->nnodes, sizeof *x->nodes))
+                return -1;
             p = (int32_t)x->nnodes;
             d = parent < 0 ? 0 : depth + 1;
             x->nodes[x->nnodes++] = (struct hr_inl_node){dwarf_dieoffset(&child), parent, d};
@@ -327,14 +349,8 @@ static int hr_inl_walk(struct hr_cu_inl *x, Dwarf_Die *die, int32_t parent, uint
             while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
                 if (lo >= hi)
                     continue;
-                if (x->nranges == x->capranges) {
-                    size_t cap = x->capranges ? x->capranges * 2 : 64;
-                    struct hr_inl_range *r = realloc(x->ranges, cap * sizeof *r);
-                    if (!r)
-                        return -1;
-                    x->ranges = r;
-                    x->capranges = cap;
-                }
+                if (!hr_room((void **)&x->ranges, &x->capranges, x->nranges, sizeof *x->ranges))
+                    return -1;
                 x->ranges[x->nranges++] = (struct hr_inl_range){lo, hi, (uint32_t)p};
             }
             break;
@@ -417,13 +433,11 @@ static void hr_inl_free(struct hr_sym_module *m)
  * index and the node; NULL when addr is in no inlined code. */
 static const struct hr_inl_node *hr_inl_at(struct hr_sym_module *m, uint64_t addr, struct hr_cu_inl **unit)
 {
-    if (!m->cus_built)
-        hr_build_cus(m);
-    if (!m->ncus || addr < m->dwbias)
+    uint64_t a;
+    size_t lo;
+    if (!hr_cu_start(m, addr, &a, &lo))
         return NULL;
-    uint64_t a = addr - m->dwbias;
-    size_t lo = hr_first_above(m->cus, m->ncus, sizeof *m->cus, a);
-    for (size_t i = lo; i > 0 && lo - i < 8; i--) {
+    for (size_t i = lo; i > 0 && lo - i < HR_CU_LOOK_BACK; i--) {
         if (a >= m->cus[i - 1].hi)
             continue;
         struct hr_cu_inl *x = hr_inl_build(m, i - 1);
