@@ -429,8 +429,8 @@ static void hr_inl_free(struct hr_sym_module *m)
     free(m->cu_inl);
 }
 
-/* The innermost inlined subroutine whose code holds addr (a run-time address): its unit's
- * index and the node; NULL when addr is in no inlined code. */
+/* The innermost inlined subroutine whose code holds addr (a run-time address), with its
+ * unit's table in *unit; NULL when addr is in no inlined code. */
 static const struct hr_inl_node *hr_inl_at(struct hr_sym_module *m, uint64_t addr, struct hr_cu_inl **unit)
 {
     uint64_t a;
@@ -519,7 +519,7 @@ static void hr_inline_chain(struct hr_sym_module *m, uint64_t addr, struct hr_fr
     f->function = name;
     f->inlined = 1;
     f->next = fn;
-    struct hr_frame *last = f; /* the innermost frame still to link to fn */
+    struct hr_frame *last = f; /* the frame right before fn in the chain */
     const struct hr_inl_node *n = inner;
     for (int guard = 0; guard < 1000; guard++) {
         hr_call_site(&die, fn); /* where n was called: in its parent, or in the function */
