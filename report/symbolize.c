@@ -458,6 +458,8 @@ static const struct hr_inl_node *hr_inl_at(struct hr_sym_module *m, uint64_t add
     return NULL;
 }
 
+#define HR_MAX_INLINED 64 /* deepest chain of inlined functions shown at one address */
+
 /* The name of the function a subprogram or inlined-subroutine DIE stands for: its linkage
  * name demangled (C++ and Rust names then carry their namespaces and types), else its name;
  * both found through the abstract origin or declaration the DIE refers to. */
@@ -499,51 +501,33 @@ static void hr_call_site(Dwarf_Die *inl, struct hr_frame *f)
 static void hr_inline_chain(struct hr_sym_module *m, uint64_t addr, struct hr_frame *f)
 {
     struct hr_cu_inl *x = NULL;
-    const struct hr_inl_node *inner = hr_inl_at(m, addr, &x);
-    Dwarf_Die die;
-    if (!inner || !dwarf_offdie(x->dw, inner->die, &die))
-        return;
-    /* From the inside out: each frame is an inlined function, at the line of its call to the
-     * one inside it (the innermost: f's own line). The last call site is in the function the
-     * code belongs to, which keeps f's symbol-table name. */
-    char *name = hr_die_function(&die);
-    struct hr_frame *fn = malloc(sizeof *fn);
-    if (!fn) {
-        if (*name)
-            free(name);
-        return; /* out of memory: the frame as the symbol table says */
-    }
-    *fn = *f;
-    fn->inlined = 0;
-    fn->next = NULL;
-    f->function = name;
-    f->inlined = 1;
-    f->next = fn;
-    struct hr_frame *last = f; /* the frame right before fn in the chain */
-    const struct hr_inl_node *n = inner;
-    for (int guard = 0; guard < 1000; guard++) {
-        hr_call_site(&die, fn); /* where n was called: in its parent, or in the function */
-        if (n->parent < 0)
-            break;
-        const struct hr_inl_node *up = &x->nodes[n->parent];
-        Dwarf_Die updie;
+    const struct hr_inl_node *n = hr_inl_at(m, addr, &x);
+    /* The inlined subroutines at addr, innermost first. */
+    Dwarf_Die dies[HR_MAX_INLINED];
+    int k = 0;
+    for (; n && k < HR_MAX_INLINED && dwarf_offdie(x->dw, n->die, &dies[k]); k++)
+        n = n->parent < 0 ? NULL : &x->nodes[n->parent];
+    /* Frame i (i < k) is the function of dies[i]; frame k the one the code belongs to, which
+     * keeps f's symbol-table name. Frame 0 has f's line (the line table's); each further one
+     * the line where it calls the frame inside it. */
+    struct hr_frame *outer = NULL;
+    for (int i = k; i > 0; i--) {
         struct hr_frame *g = malloc(sizeof *g);
-        if (!g || !dwarf_offdie(x->dw, up->die, &updie)) {
-            free(g);
-            break; /* a shorter chain */
-        }
-        /* g takes over fn's place in the chain: the inlined function up, at n's call site. */
-        *g = *fn;
-        g->function = hr_die_function(&updie);
-        g->inlined = 1;
-        g->next = fn;
-        last->next = g;
-        last = g;
-        fn->file = "";
-        fn->line = 0;
-        die = updie;
-        n = up;
+        if (!g)
+            break; /* out of memory: a shorter chain */
+        *g = *f;
+        if (i < k)
+            g->function = hr_die_function(&dies[i]);
+        hr_call_site(&dies[i - 1], g);
+        g->inlined = i < k;
+        g->next = outer;
+        outer = g;
     }
+    if (!outer)
+        return;
+    f->function = hr_die_function(&dies[0]);
+    f->inlined = 1;
+    f->next = outer;
 }
 
 static int hr_sym_cmp(const void *a, const void *b)
