@@ -91,6 +91,18 @@ static int apply(struct hp_options *o, const char *key, size_t klen, const char 
     return 1;
 }
 
+/* Bring *v into [lo, hi], saying so when it was outside; 1 if it was. */
+static int clamp(uint64_t *v, const char *name, uint64_t lo, uint64_t hi)
+{
+    uint64_t was = *v;
+    if (was >= lo && was <= hi)
+        return 0;
+    *v = was < lo ? lo : hi;
+    hp_warn("option %s=%llu is out of range (%llu..%llu): using %llu", name, (unsigned long long)was,
+            (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)*v);
+    return 1;
+}
+
 int hp_options_parse(struct hp_options *o, const char *spec)
 {
     int problems = 0;
@@ -116,37 +128,23 @@ int hp_options_parse(struct hp_options *o, const char *spec)
         }
         p = *end ? end + 1 : end;
     }
-    /* Clamp values whose range the rest of the shim relies on. */
-    if (o->stack_depth < 1)
-        o->stack_depth = 1;
-    if (o->stack_depth > 256)
-        o->stack_depth = 256;
-    if (o->hib_table_ways < 1)
-        o->hib_table_ways = 1;
-    if (o->hib_table_ways > 16)
-        o->hib_table_ways = 16;
-    if (o->hib_table_size > (1u << 30))
-        o->hib_table_size = 1u << 30;
-    if (o->hib_table_size < o->hib_table_ways)
-        o->hib_table_size = o->hib_table_ways;
-    o->hib_table_size = hp_round_pow2(o->hib_table_size);
-    if (o->thread_cache_size < 16)
-        o->thread_cache_size = 16;
-    if (o->thread_cache_size > 65536)
-        o->thread_cache_size = 65536;
+    /* Values outside the range the rest of the shim relies on are brought into it, and said:
+     * a user who asked for stack_depth=1000 should know the stacks stop at 256. */
+    problems += clamp(&o->stack_depth, "stack_depth", 1, 256);
+    problems += clamp(&o->hib_table_ways, "hib_table_ways", 1, 16);
+    problems += clamp(&o->hib_table_size, "hib_table_size", o->hib_table_ways, 1u << 30);
+    o->hib_table_size = hp_round_pow2(o->hib_table_size); /* documented: not a problem */
+    problems += clamp(&o->thread_cache_size, "thread_cache_size", 16, 65536);
     o->thread_cache_size = hp_round_pow2(o->thread_cache_size);
-    if (o->max_contexts < 16)
-        o->max_contexts = 16;
-    if (o->max_contexts > (1u << 30))
-        o->max_contexts = 1u << 30;
-    if (o->metadata_budget_mb < 16)
-        o->metadata_budget_mb = 16;
-    if (o->metadata_budget_mb > (1u << 20))
-        o->metadata_budget_mb = 1u << 20;
-    if (o->peak_slack_kb > (1u << 20))
-        o->peak_slack_kb = 1u << 20;
-    if (o->dump_signal >= 65)
+    problems += clamp(&o->max_contexts, "max_contexts", 16, 1u << 30);
+    problems += clamp(&o->metadata_budget_mb, "metadata_budget_mb", 16, 1u << 20);
+    problems += clamp(&o->peak_slack_kb, "peak_slack_kb", 0, 1u << 20);
+    if (o->dump_signal >= 65) {
+        hp_warn("option dump_signal=%llu is not a signal number (1..64): no dump signal",
+                (unsigned long long)o->dump_signal);
         o->dump_signal = 0;
+        problems++;
+    }
     return problems;
 }
 

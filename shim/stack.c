@@ -561,6 +561,11 @@ void hp_stack_init(void)
     if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > main_stack_limit)
         main_stack_limit = rl.rlim_cur;
     hp_maps_refresh(1);
+    if (hp_strcmp(hp_opt.unwinder, "cfi") != 0 && hp_strcmp(hp_opt.unwinder, "fp") != 0 &&
+        hp_strcmp(hp_opt.unwinder, "libunwind") != 0) {
+        hp_error("unknown unwinder '%s' (cfi, fp, libunwind); using cfi", hp_opt.unwinder);
+        hp_strlcpy(hp_opt.unwinder, "cfi", sizeof hp_opt.unwinder);
+    }
 #if defined(__x86_64__)
     /* libunwind checks addresses with mincore (hp_stack_before_sandbox). */
     if (hp_filtered && hp_strcmp(hp_opt.unwinder, "libunwind") == 0) {
@@ -586,7 +591,5 @@ void hp_stack_late_init(int libc_initialised)
             load_libunwind();
         else
             unw_deferred = UNW_DEFERRED;
-    } else if (hp_strcmp(hp_opt.unwinder, "fp") != 0 && !use_cfi) {
-        hp_error("unknown unwinder '%s' (fp, cfi, libunwind); using fp", hp_opt.unwinder);
     }
 }

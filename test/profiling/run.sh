@@ -973,6 +973,25 @@ elif [ "$nwarn" -ne 2 ]; then
 else
     ok "$name"
 fi
+# Option values out of range are said and replaced by the nearest allowed one (an unknown
+# unwinder by the default); the profile records what was used.
+name=options-out-of-range
+HEAPPROF_OPTIONS="output=$tmp/range.%p.hpf:stack_depth=1000:unwinder=foo:dump_signal=99" \
+    LD_PRELOAD="$shim" "$out/gcc/sites" >/dev/null 2>"$tmp/range.err"
+rc=$?
+used=$("$report" --format json "$tmp"/range.*.hpf 2>&1 |
+    python3 -c 'import json, sys; p = json.load(sys.stdin)["process"]; print(p["unwinder"], p["stack_depth"])' 2>&1)
+if [ $rc -ne 0 ]; then
+    bad "$name" "exit status $rc: $(head -c 300 "$tmp/range.err")"
+elif ! grep -q "^heapprof: option stack_depth=1000 is out of range (1..256): using 256$" "$tmp/range.err" ||
+    ! grep -q "^heapprof: unknown unwinder 'foo' (cfi, fp, libunwind); using cfi$" "$tmp/range.err" ||
+    ! grep -q "^heapprof: option dump_signal=99 is not a signal number (1..64): no dump signal$" "$tmp/range.err"; then
+    bad "$name" "warnings: $(head -c 400 "$tmp/range.err")"
+elif [ "$used" != "cfi 256" ]; then
+    bad "$name" "the profile says unwinder and stack_depth: $(echo "$used" | head -c 300)"
+else
+    ok "$name"
+fi
 # A descriptor 9 the command inherits from its caller stays the command's; the notes take
 # another.
 name=heapprof-run-inherited-fd
