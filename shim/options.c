@@ -91,13 +91,17 @@ static int apply(struct hp_options *o, const char *key, size_t klen, const char 
     return 1;
 }
 
-/* Bring *v into [lo, hi], saying so when it was outside; 1 if it was. */
-static int clamp(uint64_t *v, const char *name, uint64_t lo, uint64_t hi)
+/* Bring *v into [lo, hi]; 1 (and said) if that changed what the user asked for in a way that
+ * matters: more than the shim can give, or (say_low) less than it will use. Table sizes below
+ * their minimum just get the smallest table, as they get the next power of two. */
+static int clamp(uint64_t *v, const char *name, uint64_t lo, uint64_t hi, int say_low)
 {
     uint64_t was = *v;
     if (was >= lo && was <= hi)
         return 0;
     *v = was < lo ? lo : hi;
+    if (was < lo && !say_low)
+        return 0;
     hp_warn("option %s=%llu is out of range (%llu..%llu): using %llu", name, (unsigned long long)was,
             (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)*v);
     return 1;
@@ -128,17 +132,17 @@ int hp_options_parse(struct hp_options *o, const char *spec)
         }
         p = *end ? end + 1 : end;
     }
-    /* Values outside the range the rest of the shim relies on are brought into it, and said:
-     * a user who asked for stack_depth=1000 should know the stacks stop at 256. */
-    problems += clamp(&o->stack_depth, "stack_depth", 1, 256);
-    problems += clamp(&o->hib_table_ways, "hib_table_ways", 1, 16);
-    problems += clamp(&o->hib_table_size, "hib_table_size", o->hib_table_ways, 1u << 30);
-    o->hib_table_size = hp_round_pow2(o->hib_table_size); /* documented: not a problem */
-    problems += clamp(&o->thread_cache_size, "thread_cache_size", 16, 65536);
+    /* Values outside the range the rest of the shim relies on are brought into it, and said
+     * when it matters: a user who asked for stack_depth=1000 should know stacks stop at 256. */
+    problems += clamp(&o->stack_depth, "stack_depth", 1, 256, 1);
+    problems += clamp(&o->hib_table_ways, "hib_table_ways", 1, 16, 0);
+    problems += clamp(&o->hib_table_size, "hib_table_size", o->hib_table_ways, 1u << 30, 0);
+    o->hib_table_size = hp_round_pow2(o->hib_table_size);
+    problems += clamp(&o->thread_cache_size, "thread_cache_size", 16, 65536, 0);
     o->thread_cache_size = hp_round_pow2(o->thread_cache_size);
-    problems += clamp(&o->max_contexts, "max_contexts", 16, 1u << 30);
-    problems += clamp(&o->metadata_budget_mb, "metadata_budget_mb", 16, 1u << 20);
-    problems += clamp(&o->peak_slack_kb, "peak_slack_kb", 0, 1u << 20);
+    problems += clamp(&o->max_contexts, "max_contexts", 16, 1u << 30, 0);
+    problems += clamp(&o->metadata_budget_mb, "metadata_budget_mb", 16, 1u << 20, 1);
+    problems += clamp(&o->peak_slack_kb, "peak_slack_kb", 0, 1u << 20, 0);
     if (o->dump_signal >= 65) {
         hp_warn("option dump_signal=%llu is not a signal number (1..64): no dump signal",
                 (unsigned long long)o->dump_signal);

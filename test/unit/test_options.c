@@ -201,7 +201,7 @@ START_TEST(test_clamps)
     ck_assert_int_eq(parse("stack_depth=1000"), 1);
     ck_assert_uint_eq(o.stack_depth, 256);
 
-    ck_assert_int_eq(parse("hib_table_ways=0"), 1);
+    ck_assert_int_eq(parse("hib_table_ways=0"), 0); /* raised to the minimum, silently */
     ck_assert_uint_eq(o.hib_table_ways, 1);
     ck_assert_int_eq(parse("hib_table_ways=16"), 0);
     ck_assert_uint_eq(o.hib_table_ways, 16);
@@ -214,17 +214,17 @@ START_TEST(test_clamps)
     ck_assert_uint_eq(o.hib_table_size, 1024);
     ck_assert_int_eq(parse("hib_table_size=1025:hib_table_ways=1"), 0);
     ck_assert_uint_eq(o.hib_table_size, 2048);
-    ck_assert_int_eq(parse("hib_table_size=0:hib_table_ways=1"), 1);
+    ck_assert_int_eq(parse("hib_table_size=0:hib_table_ways=1"), 0); /* raised to the minimum, silently */
     ck_assert_uint_eq(o.hib_table_size, 1);
     /* At least one set: never fewer entries than ways. */
-    ck_assert_int_eq(parse("hib_table_size=3:hib_table_ways=4"), 1);
+    ck_assert_int_eq(parse("hib_table_size=3:hib_table_ways=4"), 0); /* raised to the minimum, silently */
     ck_assert_uint_eq(o.hib_table_size, 4);
-    ck_assert_int_eq(parse("hib_table_size=2:hib_table_ways=12"), 1);
+    ck_assert_int_eq(parse("hib_table_size=2:hib_table_ways=12"), 0); /* raised to the minimum, silently */
     ck_assert_uint_eq(o.hib_table_size, 16);
 
-    ck_assert_int_eq(parse("thread_cache_size=0"), 1);
+    ck_assert_int_eq(parse("thread_cache_size=0"), 0); /* raised to the minimum, silently */
     ck_assert_uint_eq(o.thread_cache_size, 16);
-    ck_assert_int_eq(parse("thread_cache_size=15"), 1);
+    ck_assert_int_eq(parse("thread_cache_size=15"), 0); /* raised to the minimum, silently */
     ck_assert_uint_eq(o.thread_cache_size, 16);
     ck_assert_int_eq(parse("thread_cache_size=17"), 0);
     ck_assert_uint_eq(o.thread_cache_size, 32);
@@ -235,7 +235,7 @@ START_TEST(test_clamps)
     ck_assert_int_eq(parse("thread_cache_size=100000"), 1);
     ck_assert_uint_eq(o.thread_cache_size, 65536);
 
-    ck_assert_int_eq(parse("max_contexts=0"), 1);
+    ck_assert_int_eq(parse("max_contexts=0"), 0); /* raised to the minimum, silently */
     ck_assert_uint_eq(o.max_contexts, 16);
     ck_assert_int_eq(parse("max_contexts=100"), 0);
     ck_assert_uint_eq(o.max_contexts, 100); /* not rounded */
@@ -331,7 +331,8 @@ START_TEST(test_warning_text)
     dup2(p[1], 2);
     hp_opt.verbosity = 1;
     int probs = parse("nosuch=1:stack_depth=zz:verbosity");
-    int ranges = parse("stack_depth=1000:dump_signal=99:metadata_budget_mb=0:thread_cache_size=100");
+    int ranges = parse("stack_depth=1000:dump_signal=99:metadata_budget_mb=0:thread_cache_size=100:"
+                       "hib_table_size=1:thread_cache_size=1");
     hp_opt.verbosity = 0;
     int quiet = parse("nosuch2=1");
     dup2(saved, 2);
@@ -346,7 +347,8 @@ START_TEST(test_warning_text)
     ck_assert_msg(strstr(out, "stack_depth: bad value 'zz'") != NULL, "got: %s", out);
     ck_assert_msg(strstr(out, "'verbosity' has no '=value' part") != NULL, "got: %s", out);
     ck_assert_msg(strstr(out, "nosuch2") == NULL, "warned at verbosity 0: %s", out);
-    /* Out of range: said, with what is used instead; a power-of-two rounding is not a problem. */
+    /* Out of range: said, with what is used instead; a power-of-two rounding or a table raised
+     * to its smallest size is not a problem. */
     ck_assert_int_eq(ranges, 3);
     ck_assert_msg(strstr(out, "heapprof: option stack_depth=1000 is out of range (1..256): using 256\n") != NULL,
                   "got: %s", out);
@@ -355,6 +357,7 @@ START_TEST(test_warning_text)
     ck_assert_msg(strstr(out, "option metadata_budget_mb=0 is out of range (16..1048576): using 16") != NULL,
                   "got: %s", out);
     ck_assert_msg(strstr(out, "thread_cache_size") == NULL, "warned about a rounding: %s", out);
+    ck_assert_msg(strstr(out, "hib_table_size") == NULL, "warned about the smallest table: %s", out);
 }
 END_TEST
 
