@@ -122,7 +122,8 @@ START_TEST(test_suffixes_and_limits)
     ck_assert_uint_eq(o.peak_slack_kb, 2048);
     ck_assert_uint_eq(o.dump_interval_ms, 3u << 20);
     ck_assert_uint_eq(o.fault_after, 1u << 30);
-    ck_assert_int_eq(parse("fault_after=4K:dump_interval_ms=5M:peak_slack_kb=6G"), 1); /* peak_slack_kb out of range */
+    /* One problem: peak_slack_kb out of range. */
+    ck_assert_int_eq(parse("fault_after=4K:dump_interval_ms=5M:peak_slack_kb=6G"), 1);
     ck_assert_uint_eq(o.fault_after, 4096);
     ck_assert_uint_eq(o.dump_interval_ms, 5u << 20);
     ck_assert_uint_eq(o.peak_slack_kb, 1u << 20); /* clamped to 1 GiB */
