@@ -8,7 +8,8 @@
 #   A, B: a shim library (path to a .so), optionally followed by :OPTIONS (HEAPPROF_OPTIONS
 #   added to output=...), or "bare" for no shim at all.
 # Knobs (environment): AB_CPUS="0 1"  AB_CMD (default: python3 bench/py_workload.py 20 with
-#   PYTHONMALLOC=malloc PYTHONHASHSEED=0).
+#   PYTHONMALLOC=malloc PYTHONHASHSEED=0)  AB_STDIN (a file every run reads as its standard
+#   input; default /dev/null).
 # Prints user+sys CPU seconds of every run and the B/A ratio of every swapped pair, then their
 # median and geometric mean. Needs taskset (util-linux) and /usr/bin/time.
 set -u
@@ -34,6 +35,8 @@ if [ -z "${AB_CMD:-}" ]; then
     [ -x /usr/bin/python3 ] || die "/usr/bin/python3 is missing (apt-get install python3), or set AB_CMD"
 fi
 CMD=${AB_CMD:-"env PYTHONMALLOC=malloc PYTHONHASHSEED=0 /usr/bin/python3 $(pwd)/bench/py_workload.py 20"}
+IN=${AB_STDIN:-/dev/null}
+[ -r "$IN" ] || die "AB_STDIN: cannot read $IN"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/heapprof-ab.XXXXXX") || die "mktemp failed"
 trap 'rm -rf "$TMP"' EXIT
 
@@ -42,12 +45,12 @@ one() {
     so=${2%%:*} opts=""
     [ "$so" = "$2" ] || opts=":${2#*:}"
     if [ "$so" = bare ]; then
-        taskset -c "$1" /usr/bin/time -f "%U %S" -o "$3" $CMD >/dev/null 2>"$3.err"
+        taskset -c "$1" /usr/bin/time -f "%U %S" -o "$3" $CMD <"$IN" >/dev/null 2>"$3.err"
         st=$?
     else
         mkdir -p "$TMP/p$1"
         LD_PRELOAD=$so HEAPPROF_OPTIONS="output=$TMP/p$1/%p.hpf$opts" \
-            taskset -c "$1" /usr/bin/time -f "%U %S" -o "$3" $CMD >/dev/null 2>"$3.err"
+            taskset -c "$1" /usr/bin/time -f "%U %S" -o "$3" $CMD <"$IN" >/dev/null 2>"$3.err"
         st=$?
         rm -rf "$TMP/p$1"
     fi
