@@ -24,11 +24,12 @@ WORKLOADS=${BENCH_WORKLOADS:-"ab1 ab2 ab1-nofp ab2-nofp sqlite3 python3"}
 CONFIGS=${BENCH_CONFIGS:-"bare shim shim-fp shim-lu shim-p0 heaptrack heaptrack-raw"}
 HT_VMEM_KB=${BENCH_HT_VMEM_KB:-4194304}
 AB_REPS=${BENCH_AB_REPS:-6}
-case $AB_REPS in '' | *[!0-9]*) die "BENCH_AB_REPS must be a number" ;; esac
-[ $((AB_REPS % 2)) = 0 ] || die "BENCH_AB_REPS must be even (the pairs swap the cpus)"
 PY=/usr/bin/python3
 
 die() { echo "bench: $*" >&2; exit 1; }
+
+case $AB_REPS in '' | *[!0-9]*) die "BENCH_AB_REPS must be a number" ;; esac
+[ $((AB_REPS % 2)) = 0 ] || die "BENCH_AB_REPS must be even (the pairs swap the cpus)"
 
 USE_SHIM=1
 for a in "$@"; do
@@ -328,7 +329,7 @@ scaling() {
             "$(cell_paired "$wl" shim)" "$(cell_paired "$wl" shim-fp)" "$(cell_paired "$wl" shim-lu)" \
             "$(cell_paired "$wl" heaptrack)" "$(cell_paired "$wl" heaptrack-raw)"
     done
-    if [ -n "$(ls "$RES" | grep '\.ab')" ]; then
+    if [ -n "$(ls "$RES" | grep -E '\.ab(\.fail)?$')" ]; then
         echo
         echo "side by side (bench/ab.sh): bare and the shim (default) run at the same moment, one on"
         echo "each cpu, swapping cpus every run; median over the swapped pairs of the shim's CPU time"
