@@ -958,18 +958,40 @@ else
     ok "$name"
 fi
 # Warnings and errors too go to heapprof-run's stderr, not into the program's (a process whose
-# stderr is a file of its own printed "unknown option" there).
+# stderr is a file of its own printed "unknown option" there). The command sets an option of
+# its own for its child, which heapprof-run cannot check beforehand.
 name=heapprof-run-warnings
-"$top/scripts/heapprof-run" -o "$tmp/warn.%p.hpf" --options bogus_option=1 sh -c \
-    "\"$out/gcc/sites\" >/dev/null 2>\"$tmp/warn.prog\"" >/dev/null 2>"$tmp/warn.err"
+"$top/scripts/heapprof-run" -o "$tmp/warn.%p.hpf" sh -c \
+    "HEAPPROF_OPTIONS=\"\$HEAPPROF_OPTIONS:bogus_option=1\" \"$out/gcc/sites\" >/dev/null 2>\"$tmp/warn.prog\"" \
+    >/dev/null 2>"$tmp/warn.err"
 rc=$?
 nwarn=$(grep -c "unknown option 'bogus_option'" "$tmp/warn.err")
 if [ $rc -ne 0 ]; then
     bad "$name" "exit status $rc: $(head -c 300 "$tmp/warn.err")"
 elif [ -s "$tmp/warn.prog" ]; then
     bad "$name" "the program's stderr holds '$(head -c 300 "$tmp/warn.prog")'"
-elif [ "$nwarn" -ne 2 ]; then
-    bad "$name" "$nwarn warnings on heapprof-run's stderr, expected 2 (sh, sites)"
+elif [ "$nwarn" -ne 1 ]; then
+    bad "$name" "$nwarn warnings on heapprof-run's stderr, expected 1 (sites)"
+else
+    ok "$name"
+fi
+# Options heapprof-run is given (or finds in HEAPPROF_OPTIONS) are checked once, before the
+# command runs: wrong ones are said once, not by every process, and nothing runs.
+name=heapprof-run-bad-options
+HEAPPROF_OPTIONS=unwinder=foo "$top/scripts/heapprof-run" -o "$tmp/badopt.%p.hpf" \
+    --options stack_depth=1000:bogus_option=1 sh -c "touch \"$tmp/badopt.ran\"; \"$out/gcc/sites\"" \
+    >/dev/null 2>"$tmp/badopt.err"
+rc=$?
+if [ $rc -ne 2 ]; then
+    bad "$name" "exit status $rc, expected 2: $(head -c 300 "$tmp/badopt.err")"
+elif [ -e "$tmp/badopt.ran" ] || ls "$tmp"/badopt.*.hpf >/dev/null 2>&1; then
+    bad "$name" "the command ran (or a profile was written)"
+elif [ "$(grep -c "^heapprof: unknown option 'bogus_option' (help=1 lists them)$" "$tmp/badopt.err")" != 1 ] ||
+    [ "$(grep -c "^heapprof: option stack_depth=1000 is out of range (1..256): using 256$" "$tmp/badopt.err")" != 1 ] ||
+    [ "$(grep -c "^heapprof: unknown unwinder 'foo' (cfi, fp, libunwind); using cfi$" "$tmp/badopt.err")" != 1 ] ||
+    ! grep -q "^heapprof-run: sh was not run: correct the options above" "$tmp/badopt.err" ||
+    [ "$(wc -l <"$tmp/badopt.err")" != 4 ]; then
+    bad "$name" "messages: $(head -c 500 "$tmp/badopt.err")"
 else
     ok "$name"
 fi
