@@ -37,6 +37,7 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #if defined(__x86_64__)
@@ -521,7 +522,7 @@ static int symtab_scan(const char *prefix, void *malloc_fn, void *base, const st
     void *map = MAP_FAILED;
     if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(ElfW(Ehdr)))
         map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
+    syscall(SYS_close, fd); /* not close(): a cancellation point (see hp_sleep_ns) */
     if (map == MAP_FAILED)
         return 0;
     const uint8_t *f = map;

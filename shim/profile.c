@@ -342,10 +342,8 @@ static int hold, moving;
 
 static void wait_hold(void)
 {
-    while (__atomic_load_n(&hold, __ATOMIC_ACQUIRE)) {
-        struct timespec ts = {0, 50000};
-        nanosleep(&ts, NULL);
-    }
+    while (__atomic_load_n(&hold, __ATOMIC_ACQUIRE))
+        hp_sleep_ns(50000);
 }
 
 /* Start a move unless a dump is being written (0: it is). */

@@ -389,10 +389,8 @@ void hp_stack_fork_prepare(void)
      * itself: that capture is not waited for. Nor is any for more than about two seconds. */
     int own = hp_tls.in_libunwind;
     uint32_t start = hp_now_ms();
-    while (__atomic_load_n(&unw_active, __ATOMIC_SEQ_CST) > own && hp_now_ms() - start < 2000) {
-        struct timespec ts = {0, 20000};
-        nanosleep(&ts, NULL);
-    }
+    while (__atomic_load_n(&unw_active, __ATOMIC_SEQ_CST) > own && hp_now_ms() - start < 2000)
+        hp_sleep_ns(20000);
 }
 
 void hp_stack_fork_parent(void) { __atomic_store_n(&unw_forking, 0, __ATOMIC_RELEASE); }
@@ -427,10 +425,8 @@ static int unw_deferred, libc_ready;
 static HP_COLD void wait_libunwind_load(void)
 {
     uint32_t start = hp_now_ms();
-    while (__atomic_load_n(&unw_deferred, __ATOMIC_ACQUIRE) == UNW_LOADING && hp_now_ms() - start < 200) {
-        struct timespec ts = {0, 100000};
-        nanosleep(&ts, NULL);
-    }
+    while (__atomic_load_n(&unw_deferred, __ATOMIC_ACQUIRE) == UNW_LOADING && hp_now_ms() - start < 200)
+        hp_sleep_ns(100000);
 }
 
 void hp_stack_libc_ready(void) { __atomic_store_n(&libc_ready, 1, __ATOMIC_RELEASE); }

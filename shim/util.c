@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 size_t hp_strlen(const char *s)
@@ -266,6 +267,14 @@ static long fd_high(long fd)
     }
     errno = saved;
     return fd;
+}
+
+void hp_sleep_ns(long ns)
+{
+    int saved = errno;
+    struct timespec ts = {0, ns};
+    syscall(SYS_nanosleep, &ts, NULL);
+    errno = saved;
 }
 
 long hp_sys_open(const char *path, int flags, int mode)

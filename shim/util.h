@@ -99,6 +99,11 @@ static inline uint64_t hp_round_pow2(uint64_t x)
 
 /* Raw syscalls used where libc wrappers could be interposed or take locks. */
 long hp_sys_open(const char *path, int flags, int mode);
+/* Sleep about ns nanoseconds (under a second). Not libc's nanosleep: that is a cancellation
+ * point, and a thread cancelled while it waits inside the shim would die holding the shim's
+ * locks (its thread cache's among them: every later dump, fork and its own exit would then
+ * wait forever). errno is kept. */
+void hp_sleep_ns(long ns);
 /* /proc/self/NAME, opened for reading. After a chroot (creds.c keeps a descriptor of /proc
  * from before it) through that descriptor, as /proc is usually not inside the new root. */
 extern int hp_proc_fd;

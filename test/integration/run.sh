@@ -276,6 +276,32 @@ libcalls_test() {
     fi
 }
 
+# No cancellation point of libc on any path of the shim: a thread cancelled (pthread_cancel)
+# inside one would leave the shim with its locks held, and the process would hang at its next
+# dump, fork or exit (test/profiling/cancel.c). The shim's waits and file work use raw system
+# calls (hp_sleep_ns, hp_sys_open, syscall(SYS_write, ...)). The one exception is the
+# dump_interval_ms thread, which is the shim's own: nothing cancels it.
+cancelpoints_test() {
+    local name=cancel-points msg
+    wanted "$name" || return 0
+    have_shim "$name" || return 0
+    if ! command -v objdump >/dev/null 2>&1; then
+        skip "$name" "objdump not found"
+        return 0
+    fi
+    msg=$(objdump -d --no-show-raw-insn "$SHIM" | awk '
+        /^[0-9a-f]+ <.*>:$/ { fn = $2; gsub(/[<>:]/, "", fn); sub(/\..*/, "", fn) }
+        /(call|jmp).*<(nanosleep|clock_nanosleep|usleep|sleep|read|write|pread|pread64|pwrite|pwrite64|open|open64|openat|openat64|close|fcntl|fcntl64|fsync|fdatasync|msync|wait|waitpid|waitid|wait4|poll|ppoll|select|pselect|pause|sigsuspend|sigwait|sigwaitinfo|sigtimedwait|accept|accept4|connect|recv|recvfrom|recvmsg|send|sendto|sendmsg|readv|writev|preadv|pwritev|lockf|system|tcdrain|creat|epoll_wait|epoll_pwait|sem_wait|sem_timedwait|pthread_join|pthread_cond_wait|pthread_cond_timedwait|pthread_testcancel|fopen|fclose|fwrite|fread|fflush|fprintf|printf|puts)(@plt)?>/ {
+            if (fn != "interval_thread")
+                print fn " calls " $NF
+        }' | sort -u)
+    if [ -n "$msg" ]; then
+        bad "$name" "$(echo "$msg" | tr '\n' ';')"
+    else
+        ok "$name"
+    fi
+}
+
 # The instruction decoder of the allocator patcher (backend/x86.c) against objdump, on the
 # first instructions of every function libc and libstdc++ export.
 x86_test() {
@@ -332,6 +358,7 @@ fi
 
 exports_test
 libcalls_test
+cancelpoints_test
 [ "$(uname -m)" = x86_64 ] && x86_test
 
 for n in $(prog_names); do

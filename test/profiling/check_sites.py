@@ -2,7 +2,7 @@
 """Check heapprof-report's JSON for the test programs in test/profiling against the numbers
 those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXTRA...]
 KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | sigdump |
-interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads | ext_api | killed | killed_early | vfork_kill |
+interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads | cancel | ext_api | killed | killed_early | vfork_kill |
 drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sandbox_prctl |
 sandbox_syscall | sandbox_evict | spool_copy | filtered | sanitized | asan_lib | peak_kill | rjem | rjem_off |
 ctor_alloc | handler.
@@ -238,6 +238,11 @@ def main():
         meta = doc["summary"]["metadata_bytes"]
         expect(f"metadata_bytes {meta >> 20} MiB for 800 threads, expected under 256 MiB",
                meta < 256 << 20)
+    elif kind == "cancel":
+        n = int(sys.argv[3])
+        sites = by_site(doc)
+        site(sites, "site_cancel", alloc_count=n, total_size=48 * n, min_size=48, max_size=48,
+             live_count=0)
     elif kind == "unload":
         hits = [c for c in doc["contexts"] if c["total_size"] == 4242]
         expect("no context for the plugin's 4242-byte block", len(hits) == 1)

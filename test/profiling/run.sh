@@ -81,7 +81,7 @@ run() {
     shift 2
     rm -rf "$tmp/$name"
     mkdir -p "$tmp/$name"
-    timeout 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:$opts" LD_PRELOAD="$shim${run_after:+ $run_after}" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+    timeout -k 5 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:$opts" LD_PRELOAD="$shim${run_after:+ $run_after}" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
     st=$?
     if [ $st -ne 0 ]; then
         bad "$name" "exit status $st ($(head -c 300 "$tmp/$name.err"))"
@@ -128,7 +128,7 @@ lib_of() {
 # counts at exit.
 sites_with() {
     rm -rf "$tmp/$1"; mkdir -p "$tmp/$1"
-    if timeout 120 env HEAPPROF_OPTIONS="output=$tmp/$1/p.%p.hpf:dump_signal=12:$3" \
+    if timeout -k 5 120 env HEAPPROF_OPTIONS="output=$tmp/$1/p.%p.hpf:dump_signal=12:$3" \
         LD_PRELOAD="$2" "$4" signal >/dev/null 2>"$tmp/$1.err"; then
         check "$1" exit "$(ls "$tmp/$1"/p.*.hpf | head -1)"
     else
@@ -305,7 +305,7 @@ done
 for al in own wrap; do
     name=linked-nopatch-$al
     rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
-    timeout 60 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:patch_allocator=0" LD_PRELOAD="$shim" \
+    timeout -k 5 60 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:patch_allocator=0" LD_PRELOAD="$shim" \
         "$out/gcc/sites-$al" >/dev/null 2>"$tmp/$name.err"
     st=$?
     if [ $st -ne 0 ] || ! grep -q "not patched (patch_allocator=0)" "$tmp/$name.err" || [ -n "$(ls "$tmp/$name")" ]; then
@@ -463,6 +463,20 @@ if run "$name" "" "$out/gcc/many_threads"; then
     fi
 fi
 
+# Workers cancelled (pthread_cancel) while dumps are written: every round ends, and the exit
+# profile counts every block the workers made. A small thread cache keeps each worker moving
+# entries out of it, which waits inside the shim while a dump is written.
+gcc -O2 -g -pthread -Ishim -o "$out/gcc/cancel" test/profiling/cancel.c
+name=cancel
+if run "$name" "thread_cache_size=16" "$out/gcc/cancel"; then
+    n=$(sed -n 's/^blocks \([0-9]*\)$/\1/p' "$tmp/$name.out")
+    if [ -z "$n" ]; then
+        bad "$name" "no block count in the output: $(head -c 200 "$tmp/$name.out")"
+    else
+        check "$name" cancel "$(ls "$tmp/$name"/p.*.hpf | head -1)" "$n"
+    fi
+fi
+
 # A library closed before the dump is still named in the profile.
 gcc -O1 -g -fPIC -shared -o "$out/gcc/libunload_plugin.so" test/profiling/unload_plugin.c
 gcc -O1 -g -o "$out/gcc/unload" test/profiling/unload.c
@@ -596,7 +610,7 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
     rm -rf "$tmp/$name"
     mkdir -p "$tmp/$name"
     HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:dump_interval_ms=1" LD_PRELOAD="$shim" \
-        timeout 60 "$out/gcc/exit_race" 2>/dev/null
+        timeout -k 5 60 "$out/gcc/exit_race" 2>/dev/null
     f=$(ls "$tmp/$name"/p.*.hpf 2>/dev/null | head -1)
     if [ -z "$f" ] || ! "$report" --format json "$f" 2>/dev/null | grep -q '"dump_reason": "exit"'; then
         missing=$((missing + 1))
@@ -735,7 +749,7 @@ gcc -O1 -g -fno-omit-frame-pointer -pthread -o "$out/gcc/filtered" test/profilin
 for unw in cfi fp libunwind; do
     name=filtered-$unw
     rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
-    timeout 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:unwinder=$unw" LD_PRELOAD="$shim" \
+    timeout -k 5 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:unwinder=$unw" LD_PRELOAD="$shim" \
         "$out/gcc/filtered" >"$tmp/$name.out" 2>"$tmp/$name.err"
     st=$?
     if [ $st = 3 ]; then
@@ -761,7 +775,7 @@ for mode in prctl syscall evict; do
         opts="unwinder=$unw"
         [ $mode = evict ] && opts="$opts:hib_table_size=16:hib_table_ways=2"
         rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
-        timeout 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:$opts" LD_PRELOAD="$shim" \
+        timeout -k 5 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:$opts" LD_PRELOAD="$shim" \
             "$out/gcc/sandbox" $mode >"$tmp/$name.out" 2>"$tmp/$name.err"
         st=$?
         if [ $st = 3 ] || [ $st = 4 ]; then
@@ -807,7 +821,7 @@ for cs in gcc:address gcc:thread gcc:leak clang:address clang:thread clang:memor
     fi
     rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
     # halt_on_error: a report ends the run with an error status instead of going on.
-    TSAN_OPTIONS=halt_on_error=1 timeout 120 "$top/scripts/heapprof-run" -q -o "$tmp/$name/p.%p.hpf" -- \
+    TSAN_OPTIONS=halt_on_error=1 timeout -k 5 120 "$top/scripts/heapprof-run" -q -o "$tmp/$name/p.%p.hpf" -- \
         "$out/$cc/sanitized-$san" >"$tmp/$name.out" 2>"$tmp/$name.err"
     st=$?
     if [ $st -ne 0 ]; then
