@@ -395,15 +395,53 @@ void hp_stack_fork_prepare(void)
 
 void hp_stack_fork_parent(void) { __atomic_store_n(&unw_forking, 0, __ATOMIC_RELEASE); }
 
+/* libunwind's code, [unw_lo, unw_hi), once loaded: pipe2 tells its calls by their return address. */
+static uintptr_t unw_lo, unw_hi;
+
 static void load_libunwind(void)
 {
     void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
     void *fn = h ? dlsym(h, "unw_backtrace") : NULL;
-    if (!fn)
+    if (!fn) {
         hp_error("unwinder=libunwind: cannot load libunwind.so.8 (install libunwind8); "
                  "using frame pointers");
-    else
-        __atomic_store_n(&unw_backtrace_fn, (int (*)(void **, int))fn, __ATOMIC_RELEASE);
+        return;
+    }
+#if defined(__x86_64__) || defined(__aarch64__)
+    struct dl_find_object fo;
+    if (_dl_find_object(fn, &fo) == 0) {
+        unw_lo = (uintptr_t)fo.dlfo_map_start;
+        __atomic_store_n(&unw_hi, (uintptr_t)fo.dlfo_map_end, __ATOMIC_RELEASE);
+    }
+#endif
+    __atomic_store_n(&unw_backtrace_fn, (int (*)(void **, int))fn, __ATOMIC_RELEASE);
+}
+
+/* libunwind checks an address before reading it (in frames it has no unwinding rules for) by
+ * writing a byte from it into a pipe of its own: it makes the pipe with pipe2 at its first walk,
+ * and again whenever a read from it fails (the program closed it), closing the old numbers
+ * first. From the program's pipe2 the pipe would take the lowest free descriptors, the ones
+ * the program's next open() expects (its first file became 5, not 3), and a program that
+ * closes every descriptor and opens files of its own would have them read, written and closed
+ * by libunwind. So pipe2 called from libunwind's code (loaded privately by the shim, for
+ * unwinder=libunwind) moves both ends up to where the shim keeps its own descriptors
+ * (hp_fd_high); every other call goes straight through. */
+HP_EXPORT int pipe2(int fds[2], int flags)
+{
+    static void *real;
+    uintptr_t from = (uintptr_t)__builtin_return_address(0);
+    int (*fn)(int *, int) = (int (*)(int *, int))hp_next_fn(&real, "pipe2");
+    if (!fn) {
+        errno = ENOSYS;
+        return -1;
+    }
+    int r = fn(fds, flags);
+    uintptr_t hi = __atomic_load_n(&unw_hi, __ATOMIC_ACQUIRE);
+    if (r == 0 && from - unw_lo < hi - unw_lo) {
+        fds[0] = (int)hp_fd_high(fds[0]);
+        fds[1] = (int)hp_fd_high(fds[1]);
+    }
+    return r;
 }
 
 /* unwinder=libunwind while libc is not initialised yet (the shim's constructor runs before

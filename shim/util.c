@@ -249,7 +249,7 @@ void hp_write_all(int fd, const void *buf, size_t len)
  * filter the program installed (it may kill on fcntl). errno is kept. */
 #define FD_HIGH_MIN 1000
 
-static long fd_high(long fd)
+long hp_fd_high(long fd)
 {
     if (fd < 0 || fd >= FD_HIGH_MIN || __atomic_load_n(&hp_sandboxed, __ATOMIC_RELAXED))
         return fd;
@@ -279,7 +279,7 @@ void hp_sleep_ns(long ns)
 
 long hp_sys_open(const char *path, int flags, int mode)
 {
-    return fd_high(syscall(SYS_openat, AT_FDCWD, path, flags, mode));
+    return hp_fd_high(syscall(SYS_openat, AT_FDCWD, path, flags, mode));
 }
 
 /* Descriptor 2 when the shim started. A daemon may close it and open a file of its own that
@@ -464,7 +464,7 @@ long hp_open_proc_self(const char *name)
         hp_fmt(path, sizeof path, "self/%s", name);
         long fd = syscall(SYS_openat, hp_proc_fd, path, O_RDONLY | O_CLOEXEC);
         if (fd >= 0)
-            return fd_high(fd);
+            return hp_fd_high(fd);
     }
     hp_fmt(path, sizeof path, "/proc/self/%s", name);
     return hp_sys_open(path, O_RDONLY | O_CLOEXEC, 0);

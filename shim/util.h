@@ -99,6 +99,9 @@ static inline uint64_t hp_round_pow2(uint64_t x)
 
 /* Raw syscalls used where libc wrappers could be interposed or take locks. */
 long hp_sys_open(const char *path, int flags, int mode);
+/* A descriptor the shim (or a library it loaded) made, moved to a high free number: fd itself
+ * when it cannot be moved. Close-on-exec. errno is kept. */
+long hp_fd_high(long fd);
 /* Sleep about ns nanoseconds (under a second). Not libc's nanosleep: that is a cancellation
  * point, and a thread cancelled while it waits inside the shim would die holding the shim's
  * locks (its thread cache's among them: every later dump, fork and its own exit would then

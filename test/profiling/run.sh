@@ -477,6 +477,22 @@ if run "$name" "thread_cache_size=16" "$out/gcc/cancel"; then
     fi
 fi
 
+# The program's descriptor numbers are its own under every unwinder: libunwind's pipe (it checks
+# addresses by writing them into it) took 3 and 4, and a program's first file became 5.
+gcc -O2 -g -o "$out/gcc/fd_numbers" test/profiling/fd_numbers.c
+for unw in cfi fp libunwind; do
+    name=fd-numbers-$unw
+    if run "$name" "unwinder=$unw" "$out/gcc/fd_numbers"; then
+        if grep -qx "fd numbers ok" "$tmp/$name.out"; then
+            ok "$name"
+        else
+            bad "$name" "$(head -c 300 "$tmp/$name.out" | tr '\n' ';')"
+        fi
+    else
+        echo "    $(head -c 300 "$tmp/$name.out" | tr '\n' ';')"
+    fi
+done
+
 # A library closed before the dump is still named in the profile.
 gcc -O1 -g -fPIC -shared -o "$out/gcc/libunload_plugin.so" test/profiling/unload_plugin.c
 gcc -O1 -g -o "$out/gcc/unload" test/profiling/unload.c
