@@ -162,10 +162,15 @@ static inline __attribute__((always_inline)) void *finish(void *raw, void *user,
     uint32_t off16 = (uint32_t)(((uintptr_t)user - (uintptr_t)raw) / 16);
     uint32_t ctx = 0, ms = 0, cpu = 0;
     if (hp_profiling) {
+        /* An allocation that succeeds leaves errno alone, as free does: what profiling may
+         * do on the way (libunwind's reads of its pipe, its loading, a first look at the
+         * memory map, a dump a signal asked for) must not show. */
+        int saved = errno;
         ms = hp_now_ms();
         cpu = hp_cpu();
         /* The frame of the entry point this is inlined into: the stack walk starts there. */
         ctx = hp_profile_alloc_at(size, ms, cpu, (uintptr_t)__builtin_frame_address(0));
+        errno = saved;
     }
     h->size_cpu = size | ((uint64_t)(cpu & 0xffff) << 48);
     h->context_id = ctx;

@@ -493,6 +493,22 @@ for unw in cfi fp libunwind; do
     fi
 done
 
+# Allocation calls that succeed leave errno alone under every unwinder, with dumps on the way
+# (libunwind's pipe reads left EAGAIN in it).
+gcc -O2 -g -pthread -Ishim -o "$out/gcc/errno_kept" test/profiling/errno_kept.c
+for unw in cfi fp libunwind; do
+    name=errno-kept-$unw
+    if run "$name" "unwinder=$unw:dump_signal=12" "$out/gcc/errno_kept"; then
+        if grep -qx "errno kept" "$tmp/$name.out"; then
+            ok "$name"
+        else
+            bad "$name" "$(head -c 300 "$tmp/$name.out" | tr '\n' ';')"
+        fi
+    else
+        echo "    $(head -c 300 "$tmp/$name.out" | tr '\n' ';')"
+    fi
+done
+
 # A library closed before the dump is still named in the profile.
 gcc -O1 -g -fPIC -shared -o "$out/gcc/libunload_plugin.so" test/profiling/unload_plugin.c
 gcc -O1 -g -o "$out/gcc/unload" test/profiling/unload.c
