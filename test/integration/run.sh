@@ -250,30 +250,35 @@ exports_test() {
     fi
 }
 
-# libc's memcpy, memmove and memset are for the program's memory only (calloc's zeroing,
-# realloc's copy, sigaction's answer): the shim's metadata must never go through them (they may
-# be interposed, and sanitizers watch them; docs/DESIGN.md). Compilers turn copy loops and
-# large struct assignments into such calls on their own, so the built library is checked: only
-# the functions that handle the program's memory may call them.
-libcalls_test() {
-    local name=libcalls msg
+# calls_test NAME PATTERN ALLOWED: NAME fails when an instruction of the built library matching
+# PATTERN (an awk regex: a call of some functions) is in a function whose name does not match
+# ALLOWED (an awk regex of whole names).
+calls_test() {
+    local name=$1 pattern=$2 allowed=$3 msg
     wanted "$name" || return 0
     have_shim "$name" || return 0
     if ! command -v objdump >/dev/null 2>&1; then
         skip "$name" "objdump not found"
         return 0
     fi
-    msg=$(objdump -d --no-show-raw-insn "$SHIM" | awk '
+    msg=$(objdump -d --no-show-raw-insn "$SHIM" | awk -v pattern="$pattern" -v allowed="^($allowed)\$" '
         /^[0-9a-f]+ <.*>:$/ { fn = $2; gsub(/[<>:]/, "", fn); sub(/\..*/, "", fn) }
-        /call.*<(memcpy|memmove|memset)(@plt)?>/ {
-            if (fn !~ /^(hp_alloc|hp_alloc_x|hp_realloc|move_block|rallocx|xallocx|mallocx|calloc|realloc|reallocarray|sigaction)$/)
-                print fn " calls " $NF
-        }' | sort -u)
+        $0 ~ pattern && fn !~ allowed { print fn " calls " $NF }' | sort -u)
     if [ -n "$msg" ]; then
         bad "$name" "$(echo "$msg" | tr '\n' ';')"
     else
         ok "$name"
     fi
+}
+
+# libc's memcpy, memmove and memset are for the program's memory only (calloc's zeroing,
+# realloc's copy, sigaction's answer): the shim's metadata must never go through them (they may
+# be interposed, and sanitizers watch them; docs/DESIGN.md). Compilers turn copy loops and
+# large struct assignments into such calls on their own, so the built library is checked: only
+# the functions that handle the program's memory may call them.
+libcalls_test() {
+    calls_test libcalls 'call.*<(memcpy|memmove|memset)(@plt)?>' \
+        'hp_alloc|hp_alloc_x|hp_realloc|move_block|rallocx|xallocx|mallocx|calloc|realloc|reallocarray|sigaction'
 }
 
 # No cancellation point of libc on any path of the shim: a thread cancelled (pthread_cancel)
@@ -282,24 +287,9 @@ libcalls_test() {
 # calls (hp_sleep_ns, hp_sys_open, syscall(SYS_write, ...)). The one exception is the
 # dump_interval_ms thread, which is the shim's own: nothing cancels it.
 cancelpoints_test() {
-    local name=cancel-points msg
-    wanted "$name" || return 0
-    have_shim "$name" || return 0
-    if ! command -v objdump >/dev/null 2>&1; then
-        skip "$name" "objdump not found"
-        return 0
-    fi
-    msg=$(objdump -d --no-show-raw-insn "$SHIM" | awk '
-        /^[0-9a-f]+ <.*>:$/ { fn = $2; gsub(/[<>:]/, "", fn); sub(/\..*/, "", fn) }
-        /(call|jmp).*<(nanosleep|clock_nanosleep|usleep|sleep|read|write|pread|pread64|pwrite|pwrite64|open|open64|openat|openat64|close|fcntl|fcntl64|fsync|fdatasync|msync|wait|waitpid|waitid|wait4|poll|ppoll|select|pselect|pause|sigsuspend|sigwait|sigwaitinfo|sigtimedwait|accept|accept4|connect|recv|recvfrom|recvmsg|send|sendto|sendmsg|readv|writev|preadv|pwritev|lockf|system|tcdrain|creat|epoll_wait|epoll_pwait|sem_wait|sem_timedwait|pthread_join|pthread_cond_wait|pthread_cond_timedwait|pthread_testcancel|fopen|fclose|fwrite|fread|fflush|fprintf|printf|puts)(@plt)?>/ {
-            if (fn != "interval_thread")
-                print fn " calls " $NF
-        }' | sort -u)
-    if [ -n "$msg" ]; then
-        bad "$name" "$(echo "$msg" | tr '\n' ';')"
-    else
-        ok "$name"
-    fi
+    calls_test cancel-points \
+        '(call|jmp).*<(nanosleep|clock_nanosleep|usleep|sleep|read|write|pread|pread64|pwrite|pwrite64|open|open64|openat|openat64|close|fcntl|fcntl64|fsync|fdatasync|msync|wait|waitpid|waitid|wait4|poll|ppoll|select|pselect|pause|sigsuspend|sigwait|sigwaitinfo|sigtimedwait|accept|accept4|connect|recv|recvfrom|recvmsg|send|sendto|sendmsg|readv|writev|preadv|pwritev|lockf|system|tcdrain|creat|epoll_wait|epoll_pwait|sem_wait|sem_timedwait|pthread_join|pthread_cond_wait|pthread_cond_timedwait|pthread_testcancel|fopen|fclose|fwrite|fread|fflush|fprintf|printf|puts)(@plt)?>' \
+        interval_thread
 }
 
 # The instruction decoder of the allocator patcher (backend/x86.c) against objdump, on the

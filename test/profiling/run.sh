@@ -90,6 +90,22 @@ run() {
     return 0
 }
 
+# run_says NAME OPTIONS LINE PROGRAM ARGS...: run (above), and the program's output must have
+# LINE, a line of its own (the program checks itself and prints what it found otherwise).
+run_says() {
+    rname=$1 ropts=$2 line=$3
+    shift 3
+    if run "$rname" "$ropts" "$@"; then
+        if grep -qx "$line" "$tmp/$rname.out"; then
+            ok "$rname"
+        else
+            bad "$rname" "$(head -c 300 "$tmp/$rname.out" | tr '\n' ';')"
+        fi
+    else
+        echo "    $(head -c 300 "$tmp/$rname.out" | tr '\n' ';')"
+    fi
+}
+
 for cc in gcc clang; do
     for unw in fp libunwind cfi; do
         name=sites-$cc-$unw
@@ -481,32 +497,14 @@ fi
 # addresses by writing them into it) took 3 and 4, and a program's first file became 5.
 gcc -O2 -g -o "$out/gcc/fd_numbers" test/profiling/fd_numbers.c
 for unw in cfi fp libunwind; do
-    name=fd-numbers-$unw
-    if run "$name" "unwinder=$unw" "$out/gcc/fd_numbers"; then
-        if grep -qx "fd numbers ok" "$tmp/$name.out"; then
-            ok "$name"
-        else
-            bad "$name" "$(head -c 300 "$tmp/$name.out" | tr '\n' ';')"
-        fi
-    else
-        echo "    $(head -c 300 "$tmp/$name.out" | tr '\n' ';')"
-    fi
+    run_says fd-numbers-$unw "unwinder=$unw" "fd numbers ok" "$out/gcc/fd_numbers"
 done
 
 # Allocation calls that succeed leave errno alone under every unwinder, with dumps on the way
 # (libunwind's pipe reads left EAGAIN in it).
 gcc -O2 -g -pthread -Ishim -o "$out/gcc/errno_kept" test/profiling/errno_kept.c
 for unw in cfi fp libunwind; do
-    name=errno-kept-$unw
-    if run "$name" "unwinder=$unw:dump_signal=12" "$out/gcc/errno_kept"; then
-        if grep -qx "errno kept" "$tmp/$name.out"; then
-            ok "$name"
-        else
-            bad "$name" "$(head -c 300 "$tmp/$name.out" | tr '\n' ';')"
-        fi
-    else
-        echo "    $(head -c 300 "$tmp/$name.out" | tr '\n' ';')"
-    fi
+    run_says errno-kept-$unw "unwinder=$unw:dump_signal=12" "errno kept" "$out/gcc/errno_kept"
 done
 
 # A library closed before the dump is still named in the profile.
