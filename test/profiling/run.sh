@@ -1080,5 +1080,75 @@ else
     bad heapprof-run-builtin-name "$(head -c 200 "$tmp/b.err")"
 fi
 
+# heapprof-run refuses, with one line saying why, the programs LD_PRELOAD cannot reach (the
+# loader would run them unprofiled, or print its own message and run them unprofiled): static
+# ones, setuid to another user, with file capabilities, and ELF files of another class or
+# machine than the shim. It runs those the preload does reach: a setuid program of the user
+# running it. run_refused NAME PATTERN CMD...: exit status 2, PATTERN on stderr, CMD not run.
+run_refused() {
+    rname=$1 pattern=$2
+    shift 2
+    rm -f "$tmp/refused.ran"
+    "$top/scripts/heapprof-run" -q -o "$tmp/refused.%p.hpf" "$@" >/dev/null 2>"$tmp/refused.err"
+    rc=$?
+    if [ $rc -ne 2 ] || [ "$(wc -l <"$tmp/refused.err")" -ne 1 ] ||
+        ! grep -q "^heapprof-run: .*$pattern" "$tmp/refused.err" ||
+        ls "$tmp"/refused.*.hpf >/dev/null 2>&1; then
+        bad "$rname" "rc=$rc, stderr: $(head -c 300 "$tmp/refused.err"), profiles: $(ls "$tmp" | grep -c '^refused.*hpf')"
+    else
+        ok "$rname"
+    fi
+}
+mkdir -p "$tmp/refuse"
+if gcc -static -O1 -o "$tmp/refuse/static" test/progs/t_ctor.c 2>"$tmp/refuse/cc.err"; then
+    run_refused heapprof-run-refuses-static "is statically linked" "$tmp/refuse/static"
+    # A #! script is judged by its interpreter.
+    printf '#!%s\n' "$tmp/refuse/static" >"$tmp/refuse/script" && chmod 755 "$tmp/refuse/script"
+    run_refused heapprof-run-refuses-static-interpreter "script's interpreter .*/static is statically linked" "$tmp/refuse/script"
+else
+    bad heapprof-run-refuses-static "cannot link statically: $(head -c 200 "$tmp/refuse/cc.err")"
+fi
+# Class (e_ident[4]) and machine (e_machine) bytes changed in a copy: heapprof-run looks at
+# them before anything runs.
+cp "$out/gcc/sites" "$tmp/refuse/elf32" && printf '\001' |
+    dd of="$tmp/refuse/elf32" bs=1 seek=4 conv=notrunc 2>/dev/null
+run_refused heapprof-run-refuses-32-bit "is a 32-bit x86-64 ELF file but .* is a 64-bit" "$tmp/refuse/elf32"
+cp "$out/gcc/sites" "$tmp/refuse/arm" && printf '\267' |
+    dd of="$tmp/refuse/arm" bs=1 seek=18 conv=notrunc 2>/dev/null
+run_refused heapprof-run-refuses-other-machine "is a 64-bit aarch64 ELF file but" "$tmp/refuse/arm"
+if [ "$(id -u)" = 0 ]; then
+    # Root running a program setuid to another user changes its effective id: no preload.
+    cp "$out/gcc/sites" "$tmp/refuse/suid" && chown 65534 "$tmp/refuse/suid" && chmod 4755 "$tmp/refuse/suid"
+    run_refused heapprof-run-refuses-setuid "is setuid/setgid" "$tmp/refuse/suid"
+    # The kernel ignores the set-id bits of a #! script: it runs as the caller, and is profiled.
+    name=heapprof-run-setuid-script
+    printf '#!/bin/sh\nexec "%s"\n' "$out/gcc/sites" >"$tmp/refuse/suid.sh" &&
+        chown 65534 "$tmp/refuse/suid.sh" && chmod 4755 "$tmp/refuse/suid.sh"
+    "$top/scripts/heapprof-run" -q -o "$tmp/suidsh.%p.hpf" "$tmp/refuse/suid.sh" >/dev/null 2>"$tmp/suidsh.err"
+    check "$name" exit "$(ls -t "$tmp"/suidsh.*.hpf 2>/dev/null | head -1)"
+    # Setuid to root, run by root: nothing changes, the preload works, so it is profiled.
+    name=heapprof-run-setuid-own
+    cp "$out/gcc/sites" "$tmp/refuse/suid0" && chmod 4755 "$tmp/refuse/suid0"
+    "$top/scripts/heapprof-run" -q -o "$tmp/suid0.%p.hpf" "$tmp/refuse/suid0" >/dev/null 2>"$tmp/suid0.err"
+    check "$name" exit "$(ls "$tmp"/suid0.*.hpf 2>/dev/null | head -1)"
+    # File capabilities, for a user who is not root (a directory that user can reach).
+    capdir=$(mktemp -d)
+    chmod 755 "$capdir"
+    cp "$out/gcc/sites" "$capdir/capd" && setcap cap_net_raw+ep "$capdir/capd" 2>"$tmp/setcap.err" ||
+        bad heapprof-run-refuses-capabilities "setcap failed (libcap2-bin): $(head -c 200 "$tmp/setcap.err")"
+    setpriv --reuid=65534 --regid=65534 --clear-groups \
+        "$top/scripts/heapprof-run" -q -o "$capdir/c.%p.hpf" "$capdir/capd" >/dev/null 2>"$tmp/cap.err"
+    rc=$?
+    if [ $rc -eq 2 ] && grep -q "^heapprof-run: .*has file capabilities (cap_net_raw=ep)" "$tmp/cap.err" &&
+        ! ls "$capdir"/c.*.hpf >/dev/null 2>&1; then
+        ok heapprof-run-refuses-capabilities
+    else
+        bad heapprof-run-refuses-capabilities "rc=$rc, stderr: $(head -c 300 "$tmp/cap.err")"
+    fi
+    rm -rf "$capdir"
+else
+    echo "note: heapprof-run's setuid and capability refusals are tested only when run as root"
+fi
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
