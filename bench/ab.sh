@@ -67,8 +67,9 @@ one() {
         st=$?
     else
         mkdir -p "$TMP/p$1"
-        LD_PRELOAD=$so HEAPPROF_OPTIONS="output=$TMP/p$1/%p.hpf$opts" \
-            taskset -c "$1" /usr/bin/time -f "%U %S" -o "$3" $CMD <"$IN" >/dev/null 2>"$3.err"
+        # Only the command runs under the shim, not taskset and time around it.
+        taskset -c "$1" /usr/bin/time -f "%U %S" -o "$3" \
+            env LD_PRELOAD="$so" HEAPPROF_OPTIONS="output=$TMP/p$1/%p.hpf$opts" $CMD <"$IN" >/dev/null 2>"$3.err"
         st=$?
         rm -rf "$TMP/p$1"
     fi
