@@ -18,9 +18,14 @@
 uint64_t hp_secret;
 struct hp_counters hp_counters;
 
-/* The backend hands out 16-byte aligned blocks (x86_64 ABI minimum); one extra 16 bytes lets
- * us put the user pointer on a 32-byte boundary whatever the block's alignment. */
+/* What a plain block asks the backend for beyond the program's size. Backends hand out
+ * 16-byte aligned blocks (the x86_64 ABI's minimum): one extra 16 bytes puts the user pointer
+ * on a 32-byte boundary whatever the block's place. A program's own allocator may align less
+ * (8 bytes, a toy bump allocator's): the first block that shows it raises this for good to
+ * what any alignment needs. */
 #define PLAIN_OVERHEAD (HP_HEADER_SIZE + 16u)
+#define PLAIN_OVERHEAD_ANY (HP_HEADER_SIZE + 32u)
+static size_t plain_overhead = PLAIN_OVERHEAD;
 
 uint64_t hp_clock_start_ms;
 static uint64_t start_unix_ns;
@@ -159,7 +164,7 @@ static inline __attribute__((always_inline)) void *finish(void *raw, void *user,
                                                           int aligned)
 {
     struct hp_header *h = hp_hdr(user);
-    uint32_t off16 = (uint32_t)(((uintptr_t)user - (uintptr_t)raw) / 16);
+    uint32_t off = (uint32_t)((uintptr_t)user - (uintptr_t)raw);
     uint32_t ctx = 0, ms = 0, cpu = 0;
     if (hp_profiling) {
         /* An allocation that succeeds leaves errno alone, as free does: what profiling may
@@ -178,8 +183,8 @@ static inline __attribute__((always_inline)) void *finish(void *raw, void *user,
     h->alloc_ms = ms;
     h->reserved = 0;
     h->from_memalign = (uint8_t)aligned;
-    h->base_off16 = off16;
-    h->check = hp_header_check(user, off16);
+    h->base_off = off;
+    h->check = hp_header_check(user, off);
     __atomic_store_n(&h->state, HP_STATE_LIVE, __ATOMIC_RELEASE);
     if (HP_UNLIKELY(page_start(user)))
         ps_mark((uintptr_t)user, 1);
@@ -191,6 +196,21 @@ static inline __attribute__((always_inline)) void *finish(void *raw, void *user,
 static inline void *plain_user(void *raw)
 {
     return (void *)(((uintptr_t)raw + HP_HEADER_SIZE + 31) & ~(uintptr_t)31);
+}
+
+/* The backend gave a plain block aligned to less than 16 bytes, too small for the padding that
+ * takes: from now on every plain block is asked with room for any alignment, and this one is
+ * asked again. */
+static HP_COLD void *plain_again(void *raw, size_t size, int zero, int xflags)
+{
+    __atomic_store_n(&plain_overhead, PLAIN_OVERHEAD_ANY, __ATOMIC_RELAXED);
+    hp_be.free(raw);
+    size_t need = size + PLAIN_OVERHEAD_ANY;
+    if (xflags)
+        return hp_be.mallocx(need, xflags | (zero ? HP_MALLOCX_ZERO : 0));
+    if (zero && hp_be.calloc)
+        return hp_be.calloc(1, need);
+    return hp_be.malloc(need);
 }
 
 static HP_COLD void *boot_alloc(size_t size, size_t align)
@@ -233,7 +253,7 @@ static inline __attribute__((always_inline)) void *alloc_impl(size_t size, size_
     void *raw, *user;
     int aligned = align > HP_MIN_ALIGN;
     if (!aligned) {
-        size_t need = size + PLAIN_OVERHEAD;
+        size_t need = size + __atomic_load_n(&plain_overhead, __ATOMIC_RELAXED);
         if (xflags)
             raw = hp_be.mallocx(need, xflags | (zero ? HP_MALLOCX_ZERO : 0));
         else if (zero && hp_be.calloc)
@@ -242,13 +262,18 @@ static inline __attribute__((always_inline)) void *alloc_impl(size_t size, size_
             raw = hp_be.malloc(need);
         if (HP_UNLIKELY(!raw))
             return NULL;
+        if (HP_UNLIKELY(((uintptr_t)raw & 15) && need < size + PLAIN_OVERHEAD_ANY)) {
+            raw = plain_again(raw, size, zero, xflags);
+            if (!raw)
+                return NULL;
+        }
         user = plain_user(raw);
         if (zero && !xflags && !hp_be.calloc)
             memset(user, 0, size);
     } else {
         /* The header needs room below an aligned user pointer: take a block aligned to
          * `align` and place the user pointer one alignment unit in. */
-        if (align > ((uint64_t)1 << 35) || size > HP_MAX_REQUEST - align) {
+        if (align > HP_MAX_ALIGN || size > HP_MAX_REQUEST - align) {
             errno = ENOMEM;
             return NULL;
         }
@@ -257,16 +282,20 @@ static inline __attribute__((always_inline)) void *alloc_impl(size_t size, size_
             if (HP_UNLIKELY(!raw))
                 return NULL;
             user = (char *)raw + align;
-        } else if (hp_be.memalign) {
-            raw = hp_be.memalign(align, size + align);
-            if (HP_UNLIKELY(!raw))
-                return NULL;
-            user = (char *)raw + align;
         } else {
-            raw = hp_be.malloc(size + align + PLAIN_OVERHEAD);
-            if (HP_UNLIKELY(!raw))
-                return NULL;
-            user = (void *)(((uintptr_t)raw + HP_HEADER_SIZE + align - 1) & ~(uintptr_t)(align - 1));
+            raw = hp_be.memalign ? hp_be.memalign(align, size + align) : NULL;
+            if (HP_LIKELY(raw && ((uintptr_t)raw & (align - 1)) == 0)) {
+                user = (char *)raw + align;
+            } else {
+                /* No memalign, or one that failed or broke its promise (Debian's mimalloc 2.0
+                 * returns some blocks aligned to less than asked): align within a plain block. */
+                if (raw)
+                    hp_be.free(raw);
+                raw = hp_be.malloc(size + align + PLAIN_OVERHEAD);
+                if (HP_UNLIKELY(!raw))
+                    return NULL;
+                user = (void *)(((uintptr_t)raw + HP_HEADER_SIZE + align - 1) & ~(uintptr_t)(align - 1));
+            }
         }
         if (zero)
             memset(user, 0, size);
@@ -315,7 +344,7 @@ static HP_HOT struct hp_header *our_header(void *p)
     if (!header_readable(p))
         return NULL;
     struct hp_header *h = hp_hdr(p);
-    if (h->check != hp_header_check(p, h->base_off16))
+    if (h->check != hp_header_check(p, h->base_off))
         return NULL;
     return h;
 }
@@ -393,7 +422,7 @@ static size_t block_usable(void *p, const struct hp_header *h)
 {
     if (!hp_be.usable_size)
         return hp_hdr_size(h);
-    uintptr_t off = (uintptr_t)h->base_off16 * 16;
+    uintptr_t off = h->base_off;
     size_t real = hp_be.usable_size(hp_hdr_raw(p, h));
     return real > off ? real - off : 0;
 }
@@ -472,7 +501,7 @@ HP_HOT void *hp_realloc(void *p, size_t size)
     }
     struct hp_header old = *h;
     void *raw = hp_hdr_raw(p, h);
-    uintptr_t old_off = (uintptr_t)old.base_off16 * 16;
+    uintptr_t old_off = old.base_off;
     /* What the block may hold: up to its usable size (see move_block), which the shift below
      * must keep when the backend moves the block to an address of the other residue. */
     size_t keep = block_usable(p, h);
@@ -488,12 +517,30 @@ HP_HOT void *hp_realloc(void *p, size_t size)
     }
     if (HP_UNLIKELY(page_start(p)))
         ps_mark((uintptr_t)p, 0);
-    void *nraw = hp_be.realloc(raw, size + PLAIN_OVERHEAD);
+    size_t overhead = __atomic_load_n(&plain_overhead, __ATOMIC_RELAXED);
+    void *nraw = hp_be.realloc(raw, size + overhead);
     if (!nraw) {
         __atomic_store_n(&h->state, HP_STATE_LIVE, __ATOMIC_RELEASE);
         if (page_start(p))
             ps_mark((uintptr_t)p, 1);
         return NULL; /* the old block is untouched */
+    }
+    if (HP_UNLIKELY(((uintptr_t)nraw & 15) && overhead < PLAIN_OVERHEAD_ANY)) {
+        /* Under-aligned (see plain_again): the data (at old_off, within the first `overhead`
+         * + size bytes) stays in a block with room for the padding this alignment needs. */
+        __atomic_store_n(&plain_overhead, PLAIN_OVERHEAD_ANY, __ATOMIC_RELAXED);
+        void *again = hp_be.realloc(nraw, size + PLAIN_OVERHEAD_ANY);
+        if (!again) {
+            /* Out of memory right here: a block of the shim's own, then the data across. */
+            void *n = hp_alloc(size, 0, 0);
+            if (n)
+                memcpy(n, (char *)nraw + old_off, keep);
+            hp_be.free(nraw);
+            if (hp_profiling && old.context_id)
+                hp_profile_free(old.context_id, old_size, old.alloc_ms, hp_hdr_cpu(&old));
+            return n; /* NULL: the program's data is lost with its block (no memory at all) */
+        }
+        nraw = again;
     }
     void *user = plain_user(nraw);
     if ((uintptr_t)user - (uintptr_t)nraw != old_off)

@@ -5,7 +5,7 @@ KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | sig
 interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads | cancel | ext_api | killed | killed_early | vfork_kill |
 drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sandbox_prctl |
 sandbox_syscall | sandbox_evict | spool_copy | filtered | sanitized | asan_lib | peak_kill | rjem | rjem_off |
-ctor_alloc | handler.
+ctor_alloc | handler | align.
 Prints one line per failed expectation and exits 1 if there was any."""
 import json
 import sys
@@ -238,6 +238,22 @@ def main():
         meta = doc["summary"]["metadata_bytes"]
         expect(f"metadata_bytes {meta >> 20} MiB for 800 threads, expected under 256 MiB",
                meta < 256 << 20)
+    elif kind == "align":
+        # align_check.c: four aligned allocations per (alignment, size), all freed.
+        n = total = 0
+        for al in (32, 64, 128, 256, 512, 1024, 4096, 8192, 65536):
+            sz = 1
+            while sz < 60000:
+                n += 4
+                total += 3 * sz + (sz + al - 1) // al * al
+                sz = sz * 3 + 1
+        got = [c for c in doc["contexts"] if c["frames"] and c["frames"][0]["function"] == "main"
+               and c["frames"][0]["file"].endswith("align_check.c")]
+        expect(f"allocations from main: {sum(c['alloc_count'] for c in got)}, expected {n}",
+               sum(c["alloc_count"] for c in got) == n)
+        expect(f"bytes from main: {sum(c['total_size'] for c in got)}, expected {total}",
+               sum(c["total_size"] for c in got) == total)
+        expect("blocks from main still live", sum(c["live_count"] for c in got) == 0)
     elif kind == "cancel":
         n = int(sys.argv[3])
         sites = by_site(doc)

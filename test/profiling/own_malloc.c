@@ -4,20 +4,33 @@
  *
  * Power-of-two size classes on free lists, carved from mmap'd chunks; large blocks are mmap'd
  * on their own. Every block has a 16-byte header: its usable size, and for aligned blocks the
- * start of the block they were cut from. One spinlock. */
+ * start of the block they were cut from (24 bytes and 8-byte alignment with -DOWN_MALLOC_ALIGN8).
+ * One spinlock. */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#define HDR 16
 #define NCLASS 17          /* 16 B .. 1 MiB */
 #define CHUNK (8u << 20)
 
+#ifdef OWN_MALLOC_ALIGN8
+/* Built with -DOWN_MALLOC_ALIGN8: a 24-byte header, so blocks are aligned to 8 bytes only (every
+ * other one 16), as some programs' own allocators are. */
+#define HDR 24
+struct hdr {
+    size_t pad;
+    size_t usable;
+    void *base;
+};
+#else
+#define HDR 16
 struct hdr {
     size_t usable;
     void *base; /* aligned block: what to free; else NULL */
 };
+#endif
+_Static_assert(sizeof(struct hdr) == HDR, "HDR is the header's size");
 
 static void *freelist[NCLASS];
 static char *cur, *end;

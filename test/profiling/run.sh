@@ -171,10 +171,11 @@ done
 for cc in gcc clang; do
     cxx=g++
     [ $cc = clang ] && cxx=clang++
-    for al in own wrap jemalloc tcmalloc; do
+    for al in own own8 wrap jemalloc tcmalloc; do
         name=linked-$al-$cc
         case $al in
         own) extra="test/profiling/own_malloc.c" ;;
+        own8) extra="-DOWN_MALLOC_ALIGN8 test/profiling/own_malloc.c" ;; # blocks 8-byte aligned
         wrap) extra="test/profiling/wrap_malloc.c" ;;
         jemalloc) extra="-Wl,-Bstatic -ljemalloc_pic -Wl,-Bdynamic -lm -ldl -lstdc++" ;;
         tcmalloc) extra="-Wl,-Bstatic -ltcmalloc_minimal -Wl,-Bdynamic -lstdc++ -lm" ;;
@@ -966,6 +967,20 @@ for be in jemalloc tcmalloc mimalloc; do
         fi
     else
         bad "$name" "exit status $?: $(head -c 300 "$tmp/$name.err")"
+    fi
+done
+
+# Aligned allocations on every backend: every pointer aligned as asked (Debian's mimalloc 2.0
+# breaks that for some sizes on its own: the shim then aligns within a plain block), every
+# allocation counted.
+gcc -O2 -g -o "$out/gcc/align_check" test/profiling/align_check.c || bad build-gcc align_check.c
+for be in next glibc jemalloc tcmalloc mimalloc; do
+    name=aligned-backend-$be
+    rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+    if "$top/scripts/heapprof-run" -q -o "$tmp/$name/p.%p.hpf" --backend $be -- "$out/gcc/align_check" >"$tmp/$name.out" 2>"$tmp/$name.err"; then
+        check "$name" align "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+    else
+        bad "$name" "exit status $?: $(head -c 300 "$tmp/$name.out") $(head -c 300 "$tmp/$name.err")"
     fi
 done
 

@@ -32,9 +32,11 @@ static struct {
     void *last_ret, *last_free, *last_realloc_arg;
 } st;
 
-static int next_shift;     /* 0: results are 32-aligned; 16: they are 16 mod 32 */
+static int next_shift;     /* 0: results are 32-aligned; 16: they are 16 mod 32 (8, 24: under-aligned) */
+static int memalign_shift; /* the fake memalign's results are this far off the alignment asked */
 static int page_start_next; /* this many next plain results put the user pointer on a page start */
 static int realloc_fails;  /* the fake realloc returns NULL */
+static int realloc_fail_from; /* ... from its call number this on (0: never) */
 static int realloc_inplace; /* the fake realloc keeps the block when it can */
 #define USABLE_SLACK 8     /* the fake's usable size is the request plus this */
 
@@ -54,7 +56,7 @@ static void *fake_make(size_t n, size_t align, int shift)
     size_t lead;
     char *base;
     if (align > 32) {
-        lead = align;
+        lead = align + (size_t)memalign_shift;
         base = memalign(align > 64 ? align : 64, lead + n + 64);
     } else {
         /* Page-aligned underneath, so where the shim's user pointer falls is up to the test:
@@ -122,7 +124,7 @@ static void *f_realloc(void *p, size_t n)
     st.realloc++;
     st.last_req = n;
     st.last_realloc_arg = p;
-    if (realloc_fails)
+    if (realloc_fails || (realloc_fail_from && st.realloc >= realloc_fail_from))
         return NULL;
     struct fake_block *b = find(p);
     if (!b || b->freed)
@@ -166,8 +168,9 @@ static void setup(void)
     memset(&st, 0, sizeof st);
     memset(&hp_counters, 0, sizeof hp_counters);
     next_shift = 0;
+    memalign_shift = 0;
     page_start_next = 0;
-    realloc_fails = realloc_inplace = 0;
+    realloc_fails = realloc_inplace = realloc_fail_from = 0;
 }
 
 static void no_backend_table(void)
@@ -205,10 +208,10 @@ static void assert_header(void *user, uint64_t size, void *raw, int aligned)
     struct hp_header *h = hp_hdr(user);
     ck_assert_uint_eq(hp_hdr_size(h), size);
     ck_assert_int_eq(h->state, HP_STATE_LIVE);
-    ck_assert_uint_eq((uintptr_t)h->base_off16 * 16, (uintptr_t)user - (uintptr_t)raw);
+    ck_assert_uint_eq((uintptr_t)h->base_off, (uintptr_t)user - (uintptr_t)raw);
     ck_assert_ptr_eq(hp_hdr_raw(user, h), raw);
     ck_assert_int_eq(h->from_memalign, aligned);
-    ck_assert_uint_eq(h->check, hp_header_check(user, h->base_off16));
+    ck_assert_uint_eq(h->check, hp_header_check(user, h->base_off));
     ck_assert_uint_eq(h->context_id, 0); /* profiling is off */
     ck_assert_uint_eq(h->type_id, 0);
     ck_assert_uint_eq(h->reserved, 0);
@@ -226,7 +229,7 @@ START_TEST(test_plain_alloc_32_aligned_source)
     ck_assert_uint_eq(st.last_req, 100 + 48); /* header + 16 bytes to reach 32 alignment */
     ck_assert_ptr_eq(p, (char *)st.last_ret + 32);
     assert_header(p, 100, st.last_ret, 0);
-    ck_assert_uint_eq(hp_hdr(p)->base_off16, 2);
+    ck_assert_uint_eq(hp_hdr(p)->base_off, 32);
     memset(p, 1, 100);
 }
 END_TEST
@@ -240,7 +243,7 @@ START_TEST(test_plain_alloc_16_mod_32_source)
     ck_assert_uint_eq((uintptr_t)p % 32, 0);
     ck_assert_ptr_eq(p, (char *)st.last_ret + 48);
     assert_header(p, 1, st.last_ret, 0);
-    ck_assert_uint_eq(hp_hdr(p)->base_off16, 3);
+    ck_assert_uint_eq(hp_hdr(p)->base_off, 48);
     /* The user block ends inside what the backend gave. */
     ck_assert_uint_le((uintptr_t)p + 1, (uintptr_t)st.last_ret + st.last_req);
 }
@@ -436,6 +439,101 @@ START_TEST(test_aligned_without_memalign)
 }
 END_TEST
 
+/* A memalign that returns blocks aligned to less than asked (Debian's mimalloc 2.0 does for
+ * some sizes): the shim gives that block back and aligns within a plain one. */
+START_TEST(test_aligned_memalign_breaks_promise)
+{
+    memalign_shift = 16;
+    char *p = hp_alloc(300, 256, 0);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq((uintptr_t)p % 256, 0);
+    ck_assert_int_eq(st.memalign, 1);
+    ck_assert_int_eq(st.free, 1); /* the misaligned block */
+    ck_assert_int_eq(st.malloc, 1);
+    void *raw = st.last_ret;
+    ck_assert_uint_le((uintptr_t)p + 300, (uintptr_t)raw + st.last_req);
+    assert_header(p, 300, raw, 1);
+    memset(p, 1, 300);
+    hp_free(p);
+    ck_assert_ptr_eq(st.last_free, raw);
+}
+END_TEST
+
+/* A program's own allocator that aligns to 8 bytes only: the first such block is asked again
+ * with room for the padding any alignment takes, and so is every plain block after it. */
+START_TEST(test_plain_alloc_8_aligned_source)
+{
+    next_shift = 8;
+    char *p = hp_alloc(100, 0, 0);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq((uintptr_t)p % 32, 0);
+    ck_assert_int_eq(st.malloc, 2);
+    ck_assert_int_eq(st.free, 1);
+    ck_assert_uint_eq(st.last_req, 100 + 64);
+    void *raw = st.last_ret;
+    ck_assert_uint_eq((uintptr_t)raw % 16, 8);
+    ck_assert_uint_le((uintptr_t)p + 100, (uintptr_t)raw + st.last_req);
+    assert_header(p, 100, raw, 0);
+    memset(p, 2, 100);
+    for (int shift = 0; shift < 32; shift += 8) {
+        next_shift = shift;
+        char *q = hp_alloc(1, 0, 1);
+        ck_assert_uint_eq(st.last_req, 1 + 64); /* no second try any more */
+        ck_assert_uint_eq((uintptr_t)q % 32, 0);
+        ck_assert_uint_le((uintptr_t)q + 1, (uintptr_t)st.last_ret + st.last_req);
+        ck_assert_uint_eq(q[0], 0);
+        assert_header(q, 1, st.last_ret, 0);
+        hp_free(q);
+        ck_assert_ptr_eq(st.last_free, st.last_ret);
+    }
+    ck_assert_int_eq(st.malloc, 2);
+    ck_assert_int_eq(st.calloc, 4);
+    hp_free(p);
+    ck_assert_ptr_eq(st.last_free, raw);
+}
+END_TEST
+
+/* The same met first in realloc: the moved data stays whole in a block with room. */
+START_TEST(test_realloc_to_8_aligned)
+{
+    char *p = hp_alloc(100, 0, 0);
+    fill(p, 100, 5);
+    next_shift = 24;
+    char *q = hp_realloc(p, 3000);
+    ck_assert_ptr_nonnull(q);
+    ck_assert_int_eq(st.realloc, 2);
+    ck_assert_uint_eq(st.last_req, 3000 + 64);
+    ck_assert_uint_eq((uintptr_t)q % 32, 0);
+    ck_assert_uint_le((uintptr_t)q + 3000, (uintptr_t)st.last_ret + st.last_req);
+    ck_assert_uint_eq(mismatches(q, 100, 5), 0);
+    assert_header(q, 3000, st.last_ret, 0);
+    memset(q, 4, 3000);
+    hp_free(q);
+}
+END_TEST
+
+/* ... and when that second realloc finds no memory: a new block, the data across. */
+START_TEST(test_realloc_to_8_aligned_no_memory)
+{
+    char *p = hp_alloc(200, 0, 0);
+    fill(p, 200, 8);
+    next_shift = 8;
+    realloc_fail_from = 2;
+    char *q = hp_realloc(p, 100);
+    ck_assert_ptr_nonnull(q);
+    ck_assert_int_eq(st.realloc, 2);
+    ck_assert_int_eq(st.malloc, 2); /* p, then q's block */
+    ck_assert_uint_eq(st.last_req, 100 + 64);
+    ck_assert_uint_eq((uintptr_t)q % 32, 0);
+    ck_assert_uint_eq(mismatches(q, 100, 8), 0);
+    assert_header(q, 100, st.last_ret, 0);
+    void *raw = st.last_ret;
+    hp_free(q);
+    ck_assert_ptr_eq(st.last_free, raw);
+    ck_assert_int_eq(st.free, 2); /* the under-aligned block, then q's */
+}
+END_TEST
+
 /* ---------- free ---------- */
 
 START_TEST(test_free_ours)
@@ -593,7 +691,7 @@ START_TEST(test_realloc_grow_realigns)
     ck_assert_uint_eq((uintptr_t)q % 32, 0);
     ck_assert_uint_eq(mismatches(q, 100, 7), 0);
     assert_header(q, 5000, st.last_ret, 0);
-    ck_assert_uint_eq(hp_hdr(q)->base_off16, 3);
+    ck_assert_uint_eq(hp_hdr(q)->base_off, 48);
     memset(q, 3, 5000);
     /* And back: 16 mod 32 to 32-aligned while shrinking. */
     fill(q, 5000, 9);
@@ -602,7 +700,7 @@ START_TEST(test_realloc_grow_realigns)
     ck_assert_ptr_nonnull(r);
     ck_assert_uint_eq(mismatches(r, 50, 9), 0);
     assert_header(r, 50, st.last_ret, 0);
-    ck_assert_uint_eq(hp_hdr(r)->base_off16, 2);
+    ck_assert_uint_eq(hp_hdr(r)->base_off, 32);
     ck_assert_int_eq(st.malloc, 1);
     ck_assert_int_eq(st.free, 0); /* the backend's realloc released the old blocks */
     hp_free(r);
@@ -906,6 +1004,10 @@ int main(void)
     tcase_add_test(tc, test_aligned_zeroed);
     tcase_add_test(tc, test_align_32_is_plain);
     tcase_add_test(tc, test_aligned_without_memalign);
+    tcase_add_test(tc, test_aligned_memalign_breaks_promise);
+    tcase_add_test(tc, test_plain_alloc_8_aligned_source);
+    tcase_add_test(tc, test_realloc_to_8_aligned);
+    tcase_add_test(tc, test_realloc_to_8_aligned_no_memory);
     tcase_add_test(tc, test_free_ours);
     tcase_add_test(tc, test_free_null);
     tcase_add_test(tc, test_free_foreign);

@@ -20,7 +20,7 @@ START_TEST(test_size_and_offsets)
     /* The fields that recognise a block live in the last 9 bytes (23..31), out of reach of
      * free-list links written at the start of a freed chunk. */
     ck_assert_uint_eq(offsetof(struct hp_header, state), 23);
-    ck_assert_uint_eq(offsetof(struct hp_header, base_off16), 24);
+    ck_assert_uint_eq(offsetof(struct hp_header, base_off), 24);
     ck_assert_uint_eq(offsetof(struct hp_header, check), 28);
     ck_assert_uint_eq(offsetof(struct hp_header, check) + sizeof(uint32_t), 32);
     ck_assert_int_ge((int)offsetof(struct hp_header, state), 32 - 9);
@@ -33,11 +33,11 @@ START_TEST(test_hdr_is_just_below_user)
     void *user = buf + 64;
     ck_assert_ptr_eq((void *)hp_hdr(user), (void *)(buf + 32));
     struct hp_header *h = hp_hdr(user);
-    h->base_off16 = 4; /* 64 bytes back */
+    h->base_off = 64; /* 64 bytes back */
     ck_assert_ptr_eq(hp_hdr_raw(user, h), (void *)buf);
-    h->base_off16 = 2;
+    h->base_off = 32;
     ck_assert_ptr_eq(hp_hdr_raw(user, h), (void *)(buf + 32));
-    h->base_off16 = 0;
+    h->base_off = 0;
     ck_assert_ptr_eq(hp_hdr_raw(user, h), user);
 }
 END_TEST
