@@ -78,20 +78,20 @@ static int reaches_shim(void *fn)
 }
 
 /* Whether the allocator's aligned_alloc (aa, may be NULL) rejects alignments that are not
- * powers of two, and the name of the object holding fn, for messages. An allocator that comes
- * before the shim is the program's own and may be anything (chromium's PartitionAlloc traps on
- * such an alignment): it is not asked, and the shim's aligned_alloc is strict, as C11 has it,
- * rather than crash the program. */
+ * powers of two, and the name of the object holding fn, for messages. The allocator is not
+ * asked now: a debugging allocator aborts on such an alignment (gperftools'
+ * libtcmalloc_minimal_debug: "Check failed: ... must be power of two"), which only the
+ * program's own call may lead to; memalign.c asks at the first. An allocator that comes before
+ * the shim is the program's own and may be anything (chromium's PartitionAlloc traps on such an
+ * alignment; its aligned_alloc now leads to the shim anyway): the shim's aligned_alloc is
+ * strict, as C11 has it. */
 static void finish_backend(void *aa, void *fn)
 {
-    if (hp_be.in_front) {
+    hp_be.aligned_alloc = (void *(*)(size_t, size_t))aa;
+    if (hp_be.in_front)
         hp_be.aligned_alloc_strict = 1;
-    } else if (aa) {
-        void *r = ((void *(*)(size_t, size_t))aa)(3, 16);
-        hp_be.aligned_alloc_strict = r == NULL;
-        if (r)
-            hp_be.free(r);
-    }
+    else
+        hp_be.aligned_alloc_strict = aa ? -1 : 0;
     /* Its object's name: the loader's name for it, as dladdr would give (without dladdr's
      * search of the object's symbols). */
     const char *name = NULL;

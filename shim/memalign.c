@@ -38,9 +38,27 @@ HP_EXPORT void *__libc_memalign(size_t align, size_t size)
     return memalign_impl(align, size);
 }
 
+/* Does the backend's aligned_alloc reject an alignment that is not a power of two? Asked with
+ * the program's own first such alignment, so an allocator that aborts on it (a debugging one)
+ * does so only where it would without the shim. */
+static HP_COLD int strict_aligned_alloc(size_t align)
+{
+    int strict = __atomic_load_n(&hp_be.aligned_alloc_strict, __ATOMIC_RELAXED);
+    if (strict >= 0)
+        return strict;
+    int saved = errno;
+    void *r = hp_be.aligned_alloc(align, 16);
+    errno = saved;
+    strict = r == NULL;
+    if (r)
+        hp_be.free(r);
+    __atomic_store_n(&hp_be.aligned_alloc_strict, strict, __ATOMIC_RELAXED);
+    return strict;
+}
+
 HP_EXPORT void *aligned_alloc(size_t align, size_t size)
 {
-    if (hp_ready() && hp_be.aligned_alloc_strict && !hp_is_pow2(align)) {
+    if (hp_ready() && !hp_is_pow2(align) && strict_aligned_alloc(align)) {
         errno = EINVAL;
         return NULL;
     }

@@ -984,6 +984,26 @@ for be in next glibc jemalloc tcmalloc mimalloc; do
     fi
 done
 
+# An alignment that is not a power of two is the allocator's to take or refuse: with the shim
+# in front, each backend answers as it does alone. The shim asks the backend only when the
+# program passes such an alignment: a debugging allocator that aborts on one (gperftools'
+# tcmalloc_minimal_debug) runs a program that never does to its end.
+gcc -O1 -o "$out/gcc/odd_align" test/profiling/odd_align.c || bad build-gcc odd_align.c
+for lib in "" /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 /usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4 \
+    /usr/lib/x86_64-linux-gnu/libmimalloc.so.2; do
+    name=odd-align-${lib:+$(basename "$lib" | sed 's/\.so.*//')}
+    [ -n "$lib" ] || name=odd-align-glibc
+    alone=$(LD_PRELOAD="$lib" "$out/gcc/odd_align" 2>&1)
+    under=$(HEAPPROF_OPTIONS=output= LD_PRELOAD="$shim${lib:+ $lib}" "$out/gcc/odd_align" 2>&1)
+    if [ -n "$alone" ] && [ "$alone" = "$under" ]; then ok "$name"; else bad "$name" "alone: $alone; under the shim: $under"; fi
+done
+name=backend-tcmalloc-debug
+run_after=/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal_debug.so.4
+if run "$name" "" "$out/gcc/sites"; then
+    check "$name" exit "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+fi
+run_after=
+
 # heapprof-run: default file name, -o with %p, message on stderr, exit status kept.
 name=heapprof-run
 (cd "$tmp" && "$top/scripts/heapprof-run" "$out/gcc/sites" >/dev/null 2>"$tmp/run.err")
