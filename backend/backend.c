@@ -10,10 +10,17 @@
 
 struct hp_backend hp_be;
 
-/* Look `name` up in `handle`; keep it only when it lives in `base` (the malloc's object). */
+/* Look `name` up in `handle`; keep it only when it lives in `base` (the malloc's object).
+ * RTLD_DEFAULT (an allocator in front of the shim) asks what the program's calls reach, which
+ * may be a hidden versioned definition dlsym passes by (hp_bound_symbol). */
+static void *lookup(void *handle, const char *name)
+{
+    return handle == RTLD_DEFAULT ? hp_bound_symbol(name) : dlsym(handle, name);
+}
+
 static void *same_object(void *handle, const char *name, const void *base)
 {
-    void *fn = dlsym(handle, name);
+    void *fn = lookup(handle, name);
     if (!fn)
         return NULL;
     return hp_object_start(fn) == base ? fn : NULL;
@@ -103,6 +110,8 @@ static void finish_backend(void *aa, void *fn)
     Dl_info info;
     if (!name && dladdr(fn, &info))
         name = info.dli_fname;
+    if (name && !*name)
+        name = "the program itself"; /* the loader's name for the main program is empty */
     if (name)
         hp_strlcpy(hp_be.object, name, sizeof hp_be.object);
 }
@@ -155,7 +164,7 @@ int hp_backend_init(const char *name, void *self_malloc, int patch, int *passthr
     *passthrough = 0;
     hp_memset(&hp_be, 0, sizeof hp_be);
 
-    void *in_use = dlsym(RTLD_DEFAULT, "malloc");
+    void *in_use = hp_bound_symbol("malloc");
     if (in_use && in_use != self_malloc && !reaches_shim(in_use)) {
         /* Another allocator is earlier in symbol resolution than the shim (linked into the
          * program, or preloaded before the shim): patch its entry points to lead to the shim.
@@ -180,7 +189,7 @@ int hp_backend_init(const char *name, void *self_malloc, int patch, int *passthr
 
     char sym[64];
     hp_fmt(sym, sizeof sym, "%smalloc", prefix);
-    hp_be.malloc = (void *(*)(size_t))dlsym(handle, sym);
+    hp_be.malloc = (void *(*)(size_t))lookup(handle, sym);
     if (!hp_be.malloc) {
         hp_error("cannot find the underlying %s", sym);
         return -1;

@@ -302,6 +302,7 @@ struct dynsyms {
     const uint32_t *gnu;     /* DT_GNU_HASH */
     const ElfW(Word) *sysv;  /* DT_HASH */
     const ElfW(Half) *ver;   /* DT_VERSYM */
+    int hidden_ok;           /* hidden versions count (what a versioned reference reaches) */
 };
 
 static int dynsyms_of(const struct dl_phdr_info *info, struct dynsyms *d)
@@ -337,7 +338,7 @@ static int dynsym_is(const struct dynsyms *d, uint32_t i, const char *name)
 {
     const ElfW(Sym) *y = &d->sym[i];
     return y->st_shndx != SHN_UNDEF && ELF64_ST_TYPE(y->st_info) == STT_FUNC &&
-           !(d->ver && (d->ver[i] & 0x8000)) && !hp_strcmp(d->str + y->st_name, name);
+           !(d->ver && (d->ver[i] & 0x8000) && !d->hidden_ok) && !hp_strcmp(d->str + y->st_name, name);
 }
 
 /* The address of the function `name` the object defines, or NULL. */
@@ -386,26 +387,68 @@ static int find_definition(struct dl_phdr_info *info, size_t size, void *arg)
     if (!info->dlpi_name || !info->dlpi_name[0])
         return 0; /* the main program (its entry for the name is the PLT one) or the vdso */
     struct dynsyms ds;
-    void *fn = dynsyms_of(info, &ds) == 0 ? dynsym_find(&ds, d->name) : NULL;
+    void *fn = NULL;
+    if (dynsyms_of(info, &ds) == 0) {
+        /* Programs ask for name@GLIBC_2.2.5, which a hidden definition of that version also
+         * satisfies (glibc's libc_malloc_debug.so defines its malloc that way). */
+        ds.hidden_ok = 1;
+        fn = dynsym_find(&ds, d->name);
+    }
     if (!fn)
         return 0;
     d->fn = fn;
     return 1;
 }
 
+struct order_search {
+    const void *a, *b; /* object starts */
+    int first;         /* 1: a's object comes first, 2: b's, 0: neither found yet */
+};
+
+static int find_order(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct order_search *o = arg;
+    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if ((uintptr_t)o->a >= lo && (uintptr_t)o->a < hi)
+            o->first = 1;
+        else if ((uintptr_t)o->b >= lo && (uintptr_t)o->b < hi)
+            o->first = 2;
+        if (o->first)
+            return 1;
+    }
+    return 0;
+}
+
 /* The function a call of `name` from a library reaches: what dlsym answers, unless that is a
- * PLT entry of the main program standing for the function (see hp_patch_resolve); then the
- * first object in lookup order that defines it. Its slot may not be bound yet (lazy binding),
- * so the slot is read only when no object says. */
+ * PLT entry of the main program standing for the function (see hp_patch_resolve), or an
+ * object that comes earlier in lookup order has a hidden definition of it: dlsym passes those
+ * by, but a program's reference, which asks for glibc's version (malloc@GLIBC_2.2.5), reaches
+ * one of that version (glibc's libc_malloc_debug.so defines its malloc that way). Then the
+ * first object in lookup order that defines it. A PLT slot may not be bound yet (lazy
+ * binding), so it is read only when no object says. */
 static void *definition_of(const char *name)
 {
     void *fn = dlsym(RTLD_DEFAULT, name);
-    if (!fn || !plt_slot(fn))
-        return fn;
     struct def_search d = {name, NULL};
-    dl_iterate_phdr(find_definition, &d);
-    return d.fn ? d.fn : hp_patch_resolve(fn);
+    dl_iterate_phdr(find_definition, &d); /* the main program is left out */
+    if (fn && plt_slot(fn))
+        return d.fn ? d.fn : hp_patch_resolve(fn);
+    if (!fn)
+        return d.fn;
+    if (d.fn && d.fn != fn) {
+        struct order_search o = {d.fn, fn, 0};
+        if (dl_iterate_phdr(find_order, &o) && o.first == 1)
+            return d.fn;
+    }
+    return fn;
 }
+
+void *hp_bound_symbol(const char *name) { return definition_of(name); }
 
 const void *hp_object_start(const void *addr)
 {
@@ -771,6 +814,8 @@ void *hp_patch_original(const char *name)
 int hp_patch_count(void) { return 0; }
 
 void *hp_patch_resolve(void *addr) { return addr; }
+
+void *hp_bound_symbol(const char *name) { return dlsym(RTLD_DEFAULT, name); }
 
 void *hp_patch_patched(const char *name)
 {
