@@ -439,20 +439,26 @@ START_TEST(test_aligned_without_memalign)
 }
 END_TEST
 
+/* p (size bytes, aligned to align) lies in the backend's last block, with its header. */
+static void assert_in_last_block(void *p, size_t size, size_t align, int aligned)
+{
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq((uintptr_t)p % align, 0);
+    ck_assert_uint_le((uintptr_t)p + size, (uintptr_t)st.last_ret + st.last_req);
+    assert_header(p, size, st.last_ret, aligned);
+}
+
 /* A memalign that returns blocks aligned to less than asked (Debian's mimalloc 2.0 does for
  * some sizes): the shim gives that block back and aligns within a plain one. */
 START_TEST(test_aligned_memalign_breaks_promise)
 {
     memalign_shift = 16;
     char *p = hp_alloc(300, 256, 0);
-    ck_assert_ptr_nonnull(p);
-    ck_assert_uint_eq((uintptr_t)p % 256, 0);
+    assert_in_last_block(p, 300, 256, 1);
     ck_assert_int_eq(st.memalign, 1);
     ck_assert_int_eq(st.free, 1); /* the misaligned block */
     ck_assert_int_eq(st.malloc, 1);
     void *raw = st.last_ret;
-    ck_assert_uint_le((uintptr_t)p + 300, (uintptr_t)raw + st.last_req);
-    assert_header(p, 300, raw, 1);
     memset(p, 1, 300);
     hp_free(p);
     ck_assert_ptr_eq(st.last_free, raw);
@@ -465,24 +471,19 @@ START_TEST(test_plain_alloc_8_aligned_source)
 {
     next_shift = 8;
     char *p = hp_alloc(100, 0, 0);
-    ck_assert_ptr_nonnull(p);
-    ck_assert_uint_eq((uintptr_t)p % 32, 0);
+    assert_in_last_block(p, 100, 32, 0);
     ck_assert_int_eq(st.malloc, 2);
     ck_assert_int_eq(st.free, 1);
     ck_assert_uint_eq(st.last_req, 100 + 64);
     void *raw = st.last_ret;
     ck_assert_uint_eq((uintptr_t)raw % 16, 8);
-    ck_assert_uint_le((uintptr_t)p + 100, (uintptr_t)raw + st.last_req);
-    assert_header(p, 100, raw, 0);
     memset(p, 2, 100);
     for (int shift = 0; shift < 32; shift += 8) {
         next_shift = shift;
         char *q = hp_alloc(1, 0, 1);
         ck_assert_uint_eq(st.last_req, 1 + 64); /* no second try any more */
-        ck_assert_uint_eq((uintptr_t)q % 32, 0);
-        ck_assert_uint_le((uintptr_t)q + 1, (uintptr_t)st.last_ret + st.last_req);
+        assert_in_last_block(q, 1, 32, 0);
         ck_assert_uint_eq(q[0], 0);
-        assert_header(q, 1, st.last_ret, 0);
         hp_free(q);
         ck_assert_ptr_eq(st.last_free, st.last_ret);
     }
@@ -500,13 +501,10 @@ START_TEST(test_realloc_to_8_aligned)
     fill(p, 100, 5);
     next_shift = 24;
     char *q = hp_realloc(p, 3000);
-    ck_assert_ptr_nonnull(q);
+    assert_in_last_block(q, 3000, 32, 0);
     ck_assert_int_eq(st.realloc, 2);
     ck_assert_uint_eq(st.last_req, 3000 + 64);
-    ck_assert_uint_eq((uintptr_t)q % 32, 0);
-    ck_assert_uint_le((uintptr_t)q + 3000, (uintptr_t)st.last_ret + st.last_req);
     ck_assert_uint_eq(mismatches(q, 100, 5), 0);
-    assert_header(q, 3000, st.last_ret, 0);
     memset(q, 4, 3000);
     hp_free(q);
 }
@@ -520,13 +518,11 @@ START_TEST(test_realloc_to_8_aligned_no_memory)
     next_shift = 8;
     realloc_fail_from = 2;
     char *q = hp_realloc(p, 100);
-    ck_assert_ptr_nonnull(q);
+    assert_in_last_block(q, 100, 32, 0);
     ck_assert_int_eq(st.realloc, 2);
     ck_assert_int_eq(st.malloc, 2); /* p, then q's block */
     ck_assert_uint_eq(st.last_req, 100 + 64);
-    ck_assert_uint_eq((uintptr_t)q % 32, 0);
     ck_assert_uint_eq(mismatches(q, 100, 8), 0);
-    assert_header(q, 100, st.last_ret, 0);
     void *raw = st.last_ret;
     hp_free(q);
     ck_assert_ptr_eq(st.last_free, raw);
