@@ -27,9 +27,10 @@ void *hp_patch_patched(const char *name);
 /* How many entry points hp_patch_allocator patched (distinct addresses). */
 int hp_patch_count(void);
 /* What a call of `name` reaches, as the loader's lookup order has it: dlsym's answer, past a
- * PLT entry of a non-PIE program that stands for the function, or a hidden definition of
- * glibc's base version in an earlier object (glibc's libc_malloc_debug.so defines its malloc
- * that way: programs, which ask for malloc@GLIBC_2.2.5, reach it; dlsym does not). */
+ * PLT entry of a non-PIE program that stands for the function, or a hidden (non-default
+ * version) definition in an earlier object, which dlsym passes by but a program's versioned
+ * reference reaches (glibc's libc_malloc_debug.so defines its malloc@GLIBC_2.2.5 that way;
+ * the version itself is not compared). */
 void *hp_bound_symbol(const char *name);
 /* Where the loaded object holding addr starts (dladdr's dli_fbase), NULL if in none. */
 const void *hp_object_start(const void *addr);
