@@ -47,7 +47,9 @@ static HP_COLD int strict_aligned_alloc(size_t align)
     if (strict >= 0)
         return strict;
     int saved = errno;
-    void *r = hp_be.aligned_alloc(align, 16);
+    /* A size that is a multiple of the alignment, so a C11-strict allocator objects to the
+     * alignment or not at all. */
+    void *r = hp_be.aligned_alloc(align, align <= 65536 ? align : 16);
     errno = saved;
     strict = r == NULL;
     if (r)
