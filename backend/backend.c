@@ -201,5 +201,19 @@ int hp_backend_init(const char *name, void *self_malloc, int patch, int *passthr
         return -1;
     }
     finish_backend(same_object(handle, "aligned_alloc", base), (void *)hp_be.malloc);
+#if defined(__x86_64__)
+    /* glibc's malloc debugging library after the shim: its hidden malloc@GLIBC_2.2.5, which
+     * dlsym passes by, is not the backend, so its checks (MALLOC_CHECK_, mcheck, mtrace) see
+     * none of the program's blocks. Say so (init.c); before the shim it works. */
+    if (handle == RTLD_NEXT && !*prefix) {
+        void *dbg = dlvsym(RTLD_NEXT, "malloc", "GLIBC_2.2.5");
+        const void *dbg_base = hp_object_start(dbg);
+        if (dbg && dbg_base != base && dbg_base != hp_object_start(dlsym(RTLD_NEXT, "__libc_malloc"))) {
+            struct dl_find_object fo;
+            if (_dl_find_object(dbg, &fo) == 0 && fo.dlfo_link_map && fo.dlfo_link_map->l_name)
+                hp_strlcpy(hp_be.passed_by, fo.dlfo_link_map->l_name, sizeof hp_be.passed_by);
+        }
+    }
+#endif
     return 0;
 }

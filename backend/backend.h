@@ -35,6 +35,9 @@ struct hp_backend {
     void *(*aligned_alloc)(size_t, size_t);
     /* Where malloc came from, for messages. */
     char object[256];
+    /* An allocator after the shim that programs would reach and the backend passes by
+     * (glibc's libc_malloc_debug.so, whose malloc is a hidden versioned symbol); "" if none. */
+    char passed_by[256];
     /* Passthrough: why the allocator in front of the shim was not patched. */
     const char *why_not_patched;
     /* An allocator comes before the shim in symbol lookup (patched, or passthrough). */

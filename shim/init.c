@@ -120,6 +120,10 @@ static void do_init(void)
                 hp_be.object, hp_be.why_not_patched ? hp_be.why_not_patched : "?");
         return;
     }
+    if (hp_be.passed_by[0])
+        hp_warn("%s comes after the shim in LD_PRELOAD: the shim's allocations go to %s, so its "
+                "checks see none of the program's blocks; preload it before the shim",
+                hp_be.passed_by, hp_be.object[0] ? hp_be.object : "the next allocator");
     if (hp_opt.patch_prefixed && !hp_be.in_front) {
         const char *why = "?";
         int n = hp_patch_prefixed("_rjem_", &why);
