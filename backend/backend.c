@@ -208,7 +208,8 @@ int hp_backend_init(const char *name, void *self_malloc, int patch, int *passthr
     if (handle == RTLD_NEXT && !*prefix) {
         void *dbg = dlvsym(RTLD_NEXT, "malloc", "GLIBC_2.2.5");
         const void *dbg_base = hp_object_start(dbg);
-        if (dbg && dbg_base != base && dbg_base != hp_object_start(dlsym(RTLD_NEXT, "__libc_malloc"))) {
+        /* (libc is found by a name only it defines: tcmalloc defines __libc_malloc too) */
+        if (dbg && dbg_base != base && dbg_base != hp_object_start(dlsym(RTLD_NEXT, "gnu_get_libc_version"))) {
             struct dl_find_object fo;
             if (_dl_find_object(dbg, &fo) == 0 && fo.dlfo_link_map && fo.dlfo_link_map->l_name)
                 hp_strlcpy(hp_be.passed_by, fo.dlfo_link_map->l_name, sizeof hp_be.passed_by);
