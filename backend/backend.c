@@ -84,6 +84,25 @@ static int reaches_shim(void *fn)
     return 0;
 }
 
+/* The name of the object holding fn, for messages: the loader's name for it, as dladdr would
+ * give (without dladdr's search of the object's symbols). out is left alone if fn is in none. */
+static void object_name(const void *fn, char *out, size_t cap)
+{
+    const char *name = NULL;
+#if defined(__x86_64__) || defined(__aarch64__)
+    struct dl_find_object fo;
+    if (_dl_find_object((void *)fn, &fo) == 0 && fo.dlfo_link_map)
+        name = fo.dlfo_link_map->l_name;
+#endif
+    Dl_info info;
+    if (!name && dladdr(fn, &info))
+        name = info.dli_fname;
+    if (name && !*name)
+        name = "the program itself"; /* the loader's name for the main program is empty */
+    if (name)
+        hp_strlcpy(out, name, cap);
+}
+
 /* Whether the allocator's aligned_alloc (aa, may be NULL) rejects alignments that are not
  * powers of two, and the name of the object holding fn, for messages. The allocator is not
  * asked now: a debugging allocator aborts on such an alignment (gperftools'
@@ -99,21 +118,7 @@ static void finish_backend(void *aa, void *fn)
         hp_be.aligned_alloc_strict = 1;
     else
         hp_be.aligned_alloc_strict = aa ? -1 : 0;
-    /* Its object's name: the loader's name for it, as dladdr would give (without dladdr's
-     * search of the object's symbols). */
-    const char *name = NULL;
-#if defined(__x86_64__) || defined(__aarch64__)
-    struct dl_find_object fo;
-    if (_dl_find_object(fn, &fo) == 0 && fo.dlfo_link_map)
-        name = fo.dlfo_link_map->l_name;
-#endif
-    Dl_info info;
-    if (!name && dladdr(fn, &info))
-        name = info.dli_fname;
-    if (name && !*name)
-        name = "the program itself"; /* the loader's name for the main program is empty */
-    if (name)
-        hp_strlcpy(hp_be.object, name, sizeof hp_be.object);
+    object_name(fn, hp_be.object, sizeof hp_be.object);
 }
 
 /* The allocator that comes before the shim now leads to it (backend/patch.c): the backend is
@@ -209,11 +214,8 @@ int hp_backend_init(const char *name, void *self_malloc, int patch, int *passthr
         void *dbg = dlvsym(RTLD_NEXT, "malloc", "GLIBC_2.2.5");
         const void *dbg_base = hp_object_start(dbg);
         /* (libc is found by a name only it defines: tcmalloc defines __libc_malloc too) */
-        if (dbg && dbg_base != base && dbg_base != hp_object_start(dlsym(RTLD_NEXT, "gnu_get_libc_version"))) {
-            struct dl_find_object fo;
-            if (_dl_find_object(dbg, &fo) == 0 && fo.dlfo_link_map && fo.dlfo_link_map->l_name)
-                hp_strlcpy(hp_be.passed_by, fo.dlfo_link_map->l_name, sizeof hp_be.passed_by);
-        }
+        if (dbg && dbg_base != base && dbg_base != hp_object_start(dlsym(RTLD_NEXT, "gnu_get_libc_version")))
+            object_name(dbg, hp_be.passed_by, sizeof hp_be.passed_by);
     }
 #endif
     return 0;

@@ -198,6 +198,17 @@ static inline void *plain_user(void *raw)
     return (void *)(((uintptr_t)raw + HP_HEADER_SIZE + 31) & ~(uintptr_t)31);
 }
 
+/* A plain block of need bytes from the backend: through mallocx with the program's flags,
+ * calloc when zeroed memory is wanted and there is one, else malloc. */
+static inline __attribute__((always_inline)) void *plain_block(size_t need, int zero, int xflags)
+{
+    if (xflags)
+        return hp_be.mallocx(need, xflags | (zero ? HP_MALLOCX_ZERO : 0));
+    if (zero && hp_be.calloc)
+        return hp_be.calloc(1, need);
+    return hp_be.malloc(need);
+}
+
 /* The backend gave a plain block aligned to less than 16 bytes, too small for the padding that
  * takes: from now on every plain block is asked with room for any alignment, and this one is
  * asked again. */
@@ -205,12 +216,7 @@ static HP_COLD void *plain_again(void *raw, size_t size, int zero, int xflags)
 {
     __atomic_store_n(&plain_overhead, PLAIN_OVERHEAD_ANY, __ATOMIC_RELAXED);
     hp_be.free(raw);
-    size_t need = size + PLAIN_OVERHEAD_ANY;
-    if (xflags)
-        return hp_be.mallocx(need, xflags | (zero ? HP_MALLOCX_ZERO : 0));
-    if (zero && hp_be.calloc)
-        return hp_be.calloc(1, need);
-    return hp_be.malloc(need);
+    return plain_block(size + PLAIN_OVERHEAD_ANY, zero, xflags);
 }
 
 static HP_COLD void *boot_alloc(size_t size, size_t align)
@@ -254,12 +260,7 @@ static inline __attribute__((always_inline)) void *alloc_impl(size_t size, size_
     int aligned = align > HP_MIN_ALIGN;
     if (!aligned) {
         size_t need = size + __atomic_load_n(&plain_overhead, __ATOMIC_RELAXED);
-        if (xflags)
-            raw = hp_be.mallocx(need, xflags | (zero ? HP_MALLOCX_ZERO : 0));
-        else if (zero && hp_be.calloc)
-            raw = hp_be.calloc(1, need);
-        else
-            raw = hp_be.malloc(need);
+        raw = plain_block(need, zero, xflags);
         if (HP_UNLIKELY(!raw))
             return NULL;
         if (HP_UNLIKELY(((uintptr_t)raw & 15) && need < size + PLAIN_OVERHEAD_ANY)) {
