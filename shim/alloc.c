@@ -453,6 +453,16 @@ size_t hp_usable_size(void *p)
     return block_usable(p, h);
 }
 
+/* Does a block at raw, asked with `asked` bytes, hold a header and size bytes at plain_user(raw)?
+ * By its usable size where the backend tells it. */
+static HP_COLD int fits_under_aligned(void *raw, size_t asked, size_t size)
+{
+    size_t room = hp_be.usable_size ? hp_be.usable_size(raw) : asked;
+    if (room < asked)
+        room = asked;
+    return (uintptr_t)plain_user(raw) - (uintptr_t)raw + size <= room;
+}
+
 /* realloc by allocate-copy-free: for bootstrap blocks, aligned blocks and backends without
  * realloc. old_size is what the old block holds: its usable size, since programs may fill a
  * block up to what malloc_usable_size reports and glibc's realloc keeps all of it. */
@@ -531,7 +541,9 @@ HP_HOT void *hp_realloc(void *p, size_t size)
          * + size bytes) stays in a block with room for the padding this alignment needs. */
         __atomic_store_n(&plain_overhead, PLAIN_OVERHEAD_ANY, __ATOMIC_RELAXED);
         void *again = hp_be.realloc(nraw, size + PLAIN_OVERHEAD_ANY);
-        if (!again) {
+        if (again) {
+            nraw = again;
+        } else if (!fits_under_aligned(nraw, size + overhead, size)) {
             /* Out of memory right here: a block of the shim's own, then the data across. */
             void *n = hp_alloc(size, 0, 0);
             if (n)
@@ -539,9 +551,12 @@ HP_HOT void *hp_realloc(void *p, size_t size)
             hp_be.free(nraw);
             if (hp_profiling && old.context_id)
                 hp_profile_free(old.context_id, old_size, old.alloc_ms, hp_hdr_cpu(&old));
-            return n; /* NULL: the program's data is lost with its block (no memory at all) */
+            /* NULL: no memory at all and no room in the block the data is in, so the data is
+             * lost (the old pointer is gone; realloc cannot answer NULL). */
+            return n;
         }
-        nraw = again;
+        /* else the under-aligned block itself has room for the header and the data at an
+         * aligned place (plain_user), half of the time; no memory needed */
     }
     void *user = plain_user(nraw);
     if ((uintptr_t)user - (uintptr_t)nraw != old_off)

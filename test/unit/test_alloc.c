@@ -38,7 +38,9 @@ static int page_start_next; /* this many next plain results put the user pointer
 static int realloc_fails;  /* the fake realloc returns NULL */
 static int realloc_fail_from; /* ... from its call number this on (0: never) */
 static int realloc_inplace; /* the fake realloc keeps the block when it can */
-#define USABLE_SLACK 8     /* the fake's usable size is the request plus this */
+#define USABLE_SLACK 8     /* the fake's usable size is the request plus this ... */
+static int no_slack;       /* ... or just the request */
+static int malloc_fails;   /* the fake malloc returns NULL */
 
 static struct fake_block *find(const void *p)
 {
@@ -81,6 +83,8 @@ static void *f_malloc(size_t n)
 {
     st.malloc++;
     st.last_req = n;
+    if (malloc_fails)
+        return NULL;
     return fake_make(n, 0, next_shift);
 }
 
@@ -146,7 +150,7 @@ static size_t f_usable(void *p)
 {
     st.usable++;
     struct fake_block *b = find(p);
-    return b ? b->size + USABLE_SLACK : malloc_usable_size(p);
+    return b ? b->size + (no_slack ? 0 : USABLE_SLACK) : malloc_usable_size(p);
 }
 
 static void setup(void)
@@ -171,6 +175,7 @@ static void setup(void)
     memalign_shift = 0;
     page_start_next = 0;
     realloc_fails = realloc_inplace = realloc_fail_from = 0;
+    no_slack = malloc_fails = 0;
 }
 
 static void no_backend_table(void)
@@ -510,12 +515,14 @@ START_TEST(test_realloc_to_8_aligned)
 }
 END_TEST
 
-/* ... and when that second realloc finds no memory: a new block, the data across. */
+/* ... and when that second realloc finds no memory: a new block, the data across, where the
+ * under-aligned block has no room for the header at an aligned place (8 mod 32: 56 bytes in). */
 START_TEST(test_realloc_to_8_aligned_no_memory)
 {
     char *p = hp_alloc(200, 0, 0);
     fill(p, 200, 8);
     next_shift = 8;
+    no_slack = 1;
     realloc_fail_from = 2;
     char *q = hp_realloc(p, 100);
     assert_in_last_block(q, 100, 32, 0);
@@ -527,6 +534,47 @@ START_TEST(test_realloc_to_8_aligned_no_memory)
     hp_free(q);
     ck_assert_ptr_eq(st.last_free, raw);
     ck_assert_int_eq(st.free, 2); /* the under-aligned block, then q's */
+}
+END_TEST
+
+/* Where it has room (24 mod 32: 40 bytes in; 8 mod 32 with slack), the data stays in it, and
+ * no more memory is needed. */
+START_TEST(test_realloc_to_8_aligned_no_memory_room)
+{
+    /* a loop test: a process each, since the first under-aligned block changes the shim */
+    int shift = _i ? 24 : 8;
+    char *p = hp_alloc(200, 0, 0);
+    fill(p, 200, 3);
+    next_shift = shift;
+    no_slack = shift == 24;
+    realloc_fail_from = 2;
+    malloc_fails = 1;
+    char *q = hp_realloc(p, 150);
+    void *raw = st.last_ret; /* the first realloc's block */
+    assert_in_last_block(q, 150, 32, 0);
+    ck_assert_uint_eq((uintptr_t)raw % 16, 8);
+    ck_assert_uint_le((uintptr_t)q + 150, (uintptr_t)raw + 150 + 48 + (no_slack ? 0 : USABLE_SLACK));
+    ck_assert_int_eq(st.realloc, 2);
+    ck_assert_int_eq(st.free, 0);
+    ck_assert_uint_eq(mismatches(q, 150, 3), 0);
+    ck_assert_uint_eq(hp_usable_size(q) >= 150, 1);
+    hp_free(q);
+    ck_assert_ptr_eq(st.last_free, raw);
+}
+END_TEST
+
+/* With no memory at all and no room, NULL (the data is lost: see hp_realloc). */
+START_TEST(test_realloc_to_8_aligned_no_memory_at_all)
+{
+    char *p = hp_alloc(200, 0, 0);
+    next_shift = 8;
+    no_slack = 1;
+    realloc_fail_from = 2;
+    malloc_fails = 1;
+    ck_assert_ptr_null(hp_realloc(p, 100));
+    void *raw = st.last_ret;
+    ck_assert_ptr_eq(st.last_free, raw);
+    ck_assert_int_eq(st.free, 1);
 }
 END_TEST
 
@@ -1004,6 +1052,8 @@ int main(void)
     tcase_add_test(tc, test_plain_alloc_8_aligned_source);
     tcase_add_test(tc, test_realloc_to_8_aligned);
     tcase_add_test(tc, test_realloc_to_8_aligned_no_memory);
+    tcase_add_loop_test(tc, test_realloc_to_8_aligned_no_memory_room, 0, 2);
+    tcase_add_test(tc, test_realloc_to_8_aligned_no_memory_at_all);
     tcase_add_test(tc, test_free_ours);
     tcase_add_test(tc, test_free_null);
     tcase_add_test(tc, test_free_foreign);
