@@ -186,6 +186,24 @@ static void expand_path(void)
     out_path[o] = 0;
 }
 
+/* The directory check_output_dir found unusable at start, and the errno creating a file there
+ * gives: that failure has been said, and is not said again for every file. */
+static char bad_dir[1100];
+static int bad_dir_errno;
+
+/* Is path a file right in bad_dir? */
+static int in_bad_dir(const char *path)
+{
+    const char *slash = NULL;
+    for (const char *p = path; *p; p++)
+        if (*p == '/')
+            slash = p;
+    if (!slash || !bad_dir[0])
+        return 0;
+    size_t n = slash == path ? 1 : (size_t)(slash - path); /* "/x" is in "/" */
+    return hp_strlen(bad_dir) == n && hp_strncmp(path, bad_dir, n) == 0;
+}
+
 /* Create path (or path-1, path-2, ... if it exists) exclusively, without following links.
  * A failure is reported with note after it, or not at all when note is NULL. */
 static int create_file(const char *path, char *used, size_t cap, const char *note)
@@ -202,7 +220,7 @@ static int create_file(const char *path, char *used, size_t cap, const char *not
         if (errno != EEXIST)
             break;
     }
-    if (note) {
+    if (note && !(errno == bad_dir_errno && in_bad_dir(path))) {
         int e = errno;
         char why[64];
         if (e == EACCES)
@@ -1328,11 +1346,18 @@ static void check_output_dir(void)
         return;
     slash[slash == dir] = 0; /* "/x" keeps "/" */
     struct stat st;
-    if (syscall(SYS_stat, dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        hp_error("profiles cannot be written: %s is not a directory (output=%s)", dir, hp_opt.output);
-    else if (syscall(SYS_access, dir, W_OK | X_OK) != 0)
+    if (syscall(SYS_stat, dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        bad_dir_errno = syscall(SYS_stat, dir, &st) != 0 ? errno : ENOTDIR;
+        hp_error("profiles cannot be written: %s %s (output=%s)", dir,
+                 bad_dir_errno == ENOENT ? "does not exist" : "is not a directory", hp_opt.output);
+    } else if (syscall(SYS_access, dir, W_OK | X_OK) != 0) {
         hp_error("profiles cannot be written: no permission to create files in %s (output=%s)", dir,
                  hp_opt.output);
+        bad_dir_errno = EACCES;
+    } else {
+        return;
+    }
+    hp_strlcpy(bad_dir, dir, sizeof bad_dir);
 }
 
 void hp_dump_init(void)

@@ -865,22 +865,31 @@ for cs in gcc:address gcc:thread gcc:leak clang:address clang:thread clang:memor
 done
 
 # An output directory that does not exist is reported when the program starts, not only at
-# exit; the program runs as bare.
+# exit, in one line; the program runs as bare.
 name=output-dir-missing
 HEAPPROF_OPTIONS="output=$tmp/no-such-dir/p.%p.hpf" LD_PRELOAD="$shim" "$out/gcc/quick_exit" >/dev/null 2>"$tmp/$name.err"
 st=$?
-first=$(head -1 "$tmp/$name.err")
-case $first in
-"heapprof: profiles cannot be written: $tmp/no-such-dir is not a directory"*)
+case $(grep '^heapprof:' "$tmp/$name.err") in
+"heapprof: profiles cannot be written: $tmp/no-such-dir does not exist (output=$tmp/no-such-dir/p.%p.hpf)")
     [ $st -eq 3 ] && ok "$name" || bad "$name" "status $st, expected 3" ;;
-*) bad "$name" "first line of stderr: $first" ;;
+*) bad "$name" "expected one line from heapprof: $(head -c 300 "$tmp/$name.err")" ;;
 esac
-# Interval dumps that cannot be made are reported once, not at every interval.
+# The same with interval dumps: still the one line, not one per dump or at exit.
 name=output-dir-missing-interval
 HEAPPROF_OPTIONS="output=$tmp/no-such-dir/p.%p.hpf:dump_interval_ms=20" LD_PRELOAD="$shim" "$out/gcc/sites" >/dev/null 2>"$tmp/$name.err"
+n_all=$(grep -c "^heapprof:" "$tmp/$name.err")
+n_start=$(grep -c "profiles cannot be written: $tmp/no-such-dir does not exist" "$tmp/$name.err")
+if [ "$n_all" -eq 1 ] && [ "$n_start" -eq 1 ]; then ok "$name"; else bad "$name" "$n_all messages: $(head -c 300 "$tmp/$name.err")"; fi
+# A directory that goes away after the start is reported when a dump cannot be made, once for
+# the on-demand dumps (interval dumps here) and once at exit.
+name=output-dir-removed
+mkdir -p "$tmp/$name.d"
+gcc -O1 -g -o "$out/gcc/outdir_gone" test/profiling/outdir_gone.c
+HEAPPROF_OPTIONS="output=$tmp/$name.d/p.%p.hpf:dump_interval_ms=20" LD_PRELOAD="$shim" "$out/gcc/outdir_gone" "$tmp/$name.d" 2>"$tmp/$name.err"
+st=$?
 n_od=$(grep -c "cannot create profile .*\.hpf\.[0-9]*: no such directory (later on-demand dumps" "$tmp/$name.err")
-n_all=$(grep -c "cannot create profile" "$tmp/$name.err")
-if [ "$n_od" -eq 1 ] && [ "$n_all" -eq 2 ]; then ok "$name"; else bad "$name" "$n_all messages, $n_od about on-demand dumps: $(head -c 300 "$tmp/$name.err")"; fi
+n_all=$(grep -c "^heapprof:" "$tmp/$name.err")
+if [ $st -eq 0 ] && [ "$n_od" -eq 1 ] && [ "$n_all" -eq 2 ]; then ok "$name"; else bad "$name" "status $st, $n_all messages, $n_od about on-demand dumps: $(head -c 300 "$tmp/$name.err")"; fi
 
 # dump_peak_growth: a process killed with SIGKILL (no exit profile) leaves <output>.peak, the
 # profile of its biggest heap; no temporary file stays behind.
