@@ -4,6 +4,7 @@
 #include "lock.h"
 #include "util.h"
 
+#include <errno.h>
 #include <sys/mman.h>
 
 #define CHUNK_SIZE (2u << 20)
@@ -65,11 +66,17 @@ static void *from_reserve(size_t size)
     return at + size <= RESERVE_SIZE ? r + at : NULL;
 }
 
+int hp_meta_map_errno;
+
 static void *map_region(size_t size)
 {
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                    -1, 0);
-    return p == MAP_FAILED ? NULL : p;
+    if (p == MAP_FAILED) {
+        __atomic_store_n(&hp_meta_map_errno, errno, __ATOMIC_RELAXED);
+        return NULL;
+    }
+    return p;
 }
 
 static int over_budget(size_t size)

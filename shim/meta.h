@@ -15,6 +15,9 @@ void *hp_meta_alloc(size_t size);
 void *hp_meta_alloc_nested(size_t size);
 /* Large zeroed region of its own mapping (tables), counted against the budget. */
 void *hp_meta_map(size_t size);
+/* The errno of the last mmap the arena could not make (0: none failed; a NULL from the
+ * functions above is then the budget). */
+extern int hp_meta_map_errno;
 uint64_t hp_meta_used(void);
 /* Bytes of the arena's mappings in memory now (mincore): what the metadata costs in RSS. */
 uint64_t hp_meta_resident(void);

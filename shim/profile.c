@@ -13,9 +13,13 @@
 #include "options.h"
 #include "profile_internal.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 struct hp_prof hp_prof;
 
@@ -1181,15 +1185,70 @@ void hp_profile_flush_all(void)
     }
 }
 
+static uint64_t pages(uint64_t bytes) { return (bytes + 4095) & ~(uint64_t)4095; }
+
+static uint64_t bucket_count(uint64_t max_contexts)
+{
+    return hp_round_pow2(max_contexts / 16 < 4096 ? 4096 : max_contexts / 16);
+}
+
+/* Address space the profiler's tables take for these sizes. */
+static uint64_t table_bytes(uint64_t max_contexts, uint64_t hib_size, uint64_t nways)
+{
+    uint64_t ns = hp_round_pow2(hib_size / nways);
+    return pages(bucket_count(max_contexts) * sizeof(struct hp_ctx *)) +
+           pages((max_contexts + 1) * sizeof(struct hp_ctx *)) + pages(ns * sizeof(struct set)) +
+           pages(ns * nways * sizeof(struct slot));
+}
+
+/* The tables are made at full size at once (their pages are touched only as contexts come):
+ * with max_contexts and hib_table_size at their defaults that is 19 MiB of address space. A
+ * small metadata budget, or an address-space limit (ulimit -v; the bare program may need all
+ * of it), gets tables for fewer contexts, at most half the budget and a sixteenth of the
+ * limit, and one line saying so. */
+static void fit_tables(void)
+{
+    uint64_t limit = hp_meta_budget() / 2, mc = hp_opt.max_contexts, hs = hp_opt.hib_table_size;
+    uint64_t nways = hp_opt.hib_table_ways;
+    struct rlimit as;
+    int by_as = 0;
+    if (syscall(SYS_prlimit64, 0, RLIMIT_AS, NULL, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
+        as.rlim_cur / 16 < limit) {
+        limit = as.rlim_cur / 16;
+        by_as = 1;
+    }
+    while (table_bytes(mc, hs, nways) > limit && (mc > 4096 || hs > 1024)) {
+        if (mc > 4096)
+            mc /= 2;
+        if (hs > 1024 && hs / 2 >= nways)
+            hs /= 2;
+        else if (mc <= 4096)
+            break;
+    }
+    if (mc == hp_opt.max_contexts && hs == hp_opt.hib_table_size)
+        return;
+    /* A budget that small is the user's choice, and said; a limit is the environment's, and
+     * said with verbosity=2 only (the profile counts allocations of contexts past the limit). */
+    (by_as ? hp_info : hp_warn)("tables for %llu contexts and %llu HIB table entries (max_contexts=%llu, "
+            "hib_table_size=%llu) to fit %s of %llu MiB",
+            (unsigned long long)mc, (unsigned long long)hs, (unsigned long long)hp_opt.max_contexts,
+            (unsigned long long)hp_opt.hib_table_size,
+            by_as ? "the address-space limit (ulimit -v)" : "metadata_budget_mb",
+            (unsigned long long)((by_as ? as.rlim_cur : hp_meta_budget()) >> 20));
+    hp_opt.max_contexts = mc;
+    hp_opt.hib_table_size = hs;
+}
+
 void hp_profile_init(void)
 {
+    fit_tables();
     hp_prof.max_id = (uint32_t)hp_opt.max_contexts + 1;
     hp_prof.next_id = 1;
     /* One bucket per 16 possible contexts: the array (512 KiB by default) is touched all over
      * as soon as a few thousand contexts exist, so it is kept small; chains stay short until
      * the depot is far fuller than most programs get, and only threads' stack-cache misses
      * walk them. */
-    uint64_t nb = hp_round_pow2(hp_opt.max_contexts / 16 < 4096 ? 4096 : hp_opt.max_contexts / 16);
+    uint64_t nb = bucket_count((uint64_t)hp_opt.max_contexts);
     buckets = hp_meta_map(nb * sizeof *buckets);
     hp_prof.by_id = hp_meta_map((size_t)hp_prof.max_id * sizeof *hp_prof.by_id);
     ways = hp_opt.hib_table_ways;
@@ -1200,7 +1259,21 @@ void hp_profile_init(void)
     hp_prof.slack = hp_opt.peak_slack_kb * 1024;
     hp_prof.peak_dump_at = hp_opt.dump_peak_growth ? (uint64_t)1 << 20 : 0;
     if (!buckets || !hp_prof.by_id || !sets || !slots) {
-        hp_error("metadata budget too small for the profiler's tables; profiling is off");
+        uint64_t mib = (nb * sizeof *buckets + (uint64_t)hp_prof.max_id * sizeof *hp_prof.by_id +
+                        nsets * sizeof *sets + nsets * ways * sizeof *slots + (1u << 20) - 1) >> 20;
+        struct rlimit as;
+        int e = __atomic_load_n(&hp_meta_map_errno, __ATOMIC_RELAXED);
+        if (!e)
+            hp_error("metadata budget too small for the profiler's tables (%llu MiB); profiling is off",
+                     (unsigned long long)mib);
+        else if (e == ENOMEM && syscall(SYS_prlimit64, 0, RLIMIT_AS, NULL, &as) == 0 &&
+                 as.rlim_cur != RLIM_INFINITY)
+            hp_error("cannot map the profiler's tables (%llu MiB) under the address-space limit of "
+                     "%llu MiB (ulimit -v); profiling is off", (unsigned long long)mib,
+                     (unsigned long long)(as.rlim_cur >> 20));
+        else
+            hp_error("cannot map the profiler's tables (%llu MiB, errno %d); profiling is off",
+                     (unsigned long long)mib, e);
         hp_profiling = 0;
         return;
     }

@@ -891,6 +891,36 @@ n_od=$(grep -c "cannot create profile .*\.hpf\.[0-9]*: no such directory (later 
 n_all=$(grep -c "^heapprof:" "$tmp/$name.err")
 if [ $st -eq 0 ] && [ "$n_od" -eq 1 ] && [ "$n_all" -eq 2 ]; then ok "$name"; else bad "$name" "status $st, $n_all messages, $n_od about on-demand dumps: $(head -c 300 "$tmp/$name.err")"; fi
 
+# Tables that fit: at the smallest metadata budget (16 MiB) the default max_contexts and
+# hib_table_size do not (19 MiB of tables): they are made smaller, said in one line, and the
+# profile is exact (profiling was off before). Under an address-space limit (ulimit -v) the
+# tables take at most a sixteenth of it (78 MiB: 262144 contexts), said only with verbosity=2.
+name=budget-minimum
+rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:dump_signal=12:metadata_budget_mb=16" LD_PRELOAD="$shim" \
+    "$out/gcc/sites" signal >/dev/null 2>"$tmp/$name.err"
+st=$?
+case $(grep '^heapprof:' "$tmp/$name.err") in
+"heapprof: tables for 262144 contexts and 16384 HIB table entries (max_contexts=1048576, hib_table_size=65536) to fit metadata_budget_mb of 16 MiB")
+    [ $st -eq 0 ] && check "$name" exit "$(ls "$tmp/$name"/p.*.hpf | head -1)" || bad "$name" "status $st" ;;
+*) bad "$name" "status $st, expected one line from heapprof: $(head -c 300 "$tmp/$name.err")" ;;
+esac
+for verbosity in 1 2; do
+    name=address-space-limit-v$verbosity
+    rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+    (ulimit -v 80000 && HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:dump_signal=12:verbosity=$verbosity" \
+        LD_PRELOAD="$shim" "$out/gcc/sites" signal >/dev/null 2>"$tmp/$name.err")
+    st=$?
+    said=$(grep -c "^heapprof: tables for 262144 contexts and 16384 HIB table entries .* to fit the address-space limit (ulimit -v) of 78 MiB$" "$tmp/$name.err")
+    if [ $st -ne 0 ]; then
+        bad "$name" "status $st: $(head -c 300 "$tmp/$name.err")"
+    elif [ "$said" -ne $((verbosity - 1)) ]; then
+        bad "$name" "said $said times at verbosity $verbosity: $(head -c 300 "$tmp/$name.err")"
+    else
+        check "$name" exit "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+    fi
+done
+
 # dump_peak_growth: a process killed with SIGKILL (no exit profile) leaves <output>.peak, the
 # profile of its biggest heap; no temporary file stays behind.
 gcc -O1 -g -o "$out/gcc/peak_kill" test/profiling/peak_kill.c
