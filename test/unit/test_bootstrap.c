@@ -9,7 +9,8 @@
 #include <sched.h>
 #include <stdint.h>
 
-#define ARENA (8u << 20) /* BOOT_SIZE */
+#define FIRST (256u << 10) /* BOOT_FIRST: the static region */
+#define MORE (8u << 20)    /* BOOT_MORE: the region mapped when that is full */
 
 START_TEST(test_default_alignment_and_size)
 {
@@ -83,8 +84,8 @@ START_TEST(test_owns)
     ck_assert(hp_boot_owns(first + 99));
     ck_assert(hp_boot_owns(arena));
     ck_assert(!hp_boot_owns(arena - 1));
-    ck_assert(hp_boot_owns(arena + ARENA - 1));
-    ck_assert(!hp_boot_owns(arena + ARENA)); /* one past the end */
+    ck_assert(hp_boot_owns(arena + FIRST - 1));
+    ck_assert(!hp_boot_owns(arena + FIRST)); /* one past the end (nothing else mapped yet) */
     ck_assert(!hp_boot_owns(NULL));
     int local;
     ck_assert(!hp_boot_owns(&local));
@@ -116,27 +117,54 @@ START_TEST(test_exhaustion)
     int big = 0;
     while (hp_boot_alloc(mib, 0))
         big++;
-    /* Each 1 MiB block costs 1 MiB + 32 bytes: 7 fit in 8 MiB, an 8th does not. */
+    /* Each 1 MiB block costs 1 MiB + 32 bytes: none fits the static region, 7 fit the 8 MiB
+     * mapped one, an 8th does not. */
     ck_assert_int_eq(big, 7);
     uint64_t used = hp_boot_bytes();
     ck_assert_uint_eq(used, 7 * (mib + 32));
-    /* The rest is still there for small blocks. */
+    /* The rest of both is still there for small blocks. */
     uint64_t total = 0;
     int small = 0;
     void *p;
     while ((p = hp_boot_alloc(4000, 0)) != NULL) {
         total += 4000;
         small++;
-        ck_assert_uint_le(hp_boot_bytes(), ARENA);
+        ck_assert(hp_boot_owns(p));
+        ck_assert_uint_le(hp_boot_bytes(), FIRST + MORE);
     }
-    ck_assert_int_gt(small, 0);
-    ck_assert_uint_le(hp_boot_bytes(), ARENA);
-    ck_assert_uint_le(7 * mib + total, ARENA);
-    /* Less than one more 4000-byte block (with its prefix) is left. */
-    ck_assert_uint_gt(hp_boot_bytes() + 4000 + 32 + 32, ARENA);
+    ck_assert_int_gt(small, FIRST / 4032 - 1);
+    ck_assert_uint_le(7 * mib + total, FIRST + MORE);
+    /* Less than one more 4000-byte block (with its prefix) is left in each. */
+    ck_assert_uint_gt(hp_boot_bytes() + 2 * (4000 + 32 + 32), FIRST + MORE);
     uint64_t before = hp_boot_bytes();
     ck_assert_ptr_null(hp_boot_alloc(4000, 0));
     ck_assert_uint_eq(hp_boot_bytes(), before); /* failures do not move the bump */
+}
+END_TEST
+
+/* The static region is used first; a block that does not fit there comes from the mapped one,
+ * made at that moment, and the static region still serves blocks that fit. */
+START_TEST(test_second_region)
+{
+    char *a = hp_boot_alloc(100, 0);
+    char *arena = a - 32;
+    char *b = hp_boot_alloc(FIRST - 100, 0); /* too big for what is left */
+    ck_assert_ptr_nonnull(b);
+    ck_assert((uintptr_t)b - (uintptr_t)arena >= FIRST);
+    ck_assert(hp_boot_owns(b));
+    ck_assert(hp_boot_owns(b + FIRST - 101));
+    ck_assert_uint_eq(hp_boot_size(b), FIRST - 100);
+    memset(b, 7, FIRST - 100);
+    char *c = hp_boot_alloc(200, 0); /* fits after a */
+    ck_assert_ptr_nonnull(c);
+    ck_assert((uintptr_t)c - (uintptr_t)arena < FIRST);
+    ck_assert_ptr_eq(c, a + 160); /* a's 112 bytes, c's prefix, up to 32 */
+    /* Static: up to c's end (a at 32, c at 192, 208 bytes); mapped: b's prefix and block. */
+    ck_assert_uint_eq(hp_boot_bytes(), 400 + (32 + FIRST - 96));
+    char *d = hp_boot_alloc(1000, 4096);
+    ck_assert_ptr_nonnull(d);
+    ck_assert_uint_eq((uintptr_t)d % 4096, 0);
+    ck_assert(hp_boot_owns(d));
 }
 END_TEST
 
@@ -146,14 +174,18 @@ START_TEST(test_huge_sizes)
     ck_assert_ptr_null(hp_boot_alloc(SIZE_MAX - 15, 0));
     ck_assert_ptr_null(hp_boot_alloc(SIZE_MAX - 31, 64));
     ck_assert_ptr_null(hp_boot_alloc((size_t)1 << 63, 0));
-    ck_assert_ptr_null(hp_boot_alloc(ARENA + 1, 0));
-    ck_assert_ptr_null(hp_boot_alloc(ARENA, 0)); /* no room for the prefix */
-    ck_assert_ptr_null(hp_boot_alloc(ARENA - 16, 0));
+    ck_assert_ptr_null(hp_boot_alloc(MORE + 1, 0));
+    ck_assert_ptr_null(hp_boot_alloc(MORE, 0)); /* no room for the prefix */
+    ck_assert_ptr_null(hp_boot_alloc(MORE - 16, 0));
     ck_assert_uint_eq(hp_boot_bytes(), 0);
-    /* The largest block that fits: everything after the first prefix. */
-    void *p = hp_boot_alloc(ARENA - 32, 0);
+    /* The largest block that fits: everything of the mapped region after the first prefix. */
+    void *p = hp_boot_alloc(MORE - 32, 0);
     ck_assert_ptr_nonnull(p);
-    ck_assert_uint_eq(hp_boot_bytes(), ARENA);
+    ck_assert_uint_eq(hp_boot_bytes(), MORE);
+    /* ... and of the static one. */
+    void *q = hp_boot_alloc(FIRST - 32, 0);
+    ck_assert_ptr_nonnull(q);
+    ck_assert_uint_eq(hp_boot_bytes(), FIRST + MORE);
     ck_assert_ptr_null(hp_boot_alloc(0, 0));
 }
 END_TEST
@@ -235,7 +267,8 @@ START_TEST(test_concurrent_disjoint)
         overlaps += blocks[i - 1].p + blocks[i - 1].n + 8 > blocks[i].p;
     ck_assert_uint_eq(overlaps, 0);
     ck_assert_uint_le(sum, hp_boot_bytes());
-    ck_assert_uint_le(hp_boot_bytes(), ARENA);
+    ck_assert_uint_le(hp_boot_bytes(), FIRST + MORE);
+    ck_assert_uint_gt(hp_boot_bytes(), FIRST); /* both regions were used */
 }
 END_TEST
 
@@ -250,6 +283,7 @@ int main(void)
     tcase_add_test(tc, test_owns);
     tcase_add_test(tc, test_zeroed);
     tcase_add_test(tc, test_exhaustion);
+    tcase_add_test(tc, test_second_region);
     tcase_add_test(tc, test_huge_sizes);
     tcase_add_test(tc, test_concurrent_disjoint);
     suite_add_tcase(s, tc);
