@@ -1229,12 +1229,13 @@ static void fit_tables(void)
         return;
     /* A budget that small is the user's choice, and said; a limit is the environment's, and
      * said with verbosity=2 only (the profile counts allocations of contexts past the limit). */
-    (by_as ? hp_info : hp_warn)("tables for %llu contexts and %llu HIB table entries (max_contexts=%llu, "
-            "hib_table_size=%llu) to fit %s of %llu MiB",
-            (unsigned long long)mc, (unsigned long long)hs, (unsigned long long)hp_opt.max_contexts,
-            (unsigned long long)hp_opt.hib_table_size,
-            by_as ? "the address-space limit (ulimit -v)" : "metadata_budget_mb",
-            (unsigned long long)((by_as ? as.rlim_cur : hp_meta_budget()) >> 20));
+    void (*say)(const char *, ...) __attribute__((format(printf, 1, 2))) = by_as ? hp_info : hp_warn;
+    say("tables for %llu contexts and %llu HIB table entries (max_contexts=%llu, "
+        "hib_table_size=%llu) to fit %s of %llu MiB",
+        (unsigned long long)mc, (unsigned long long)hs, (unsigned long long)hp_opt.max_contexts,
+        (unsigned long long)hp_opt.hib_table_size,
+        by_as ? "the address-space limit (ulimit -v)" : "metadata_budget_mb",
+        (unsigned long long)((by_as ? as.rlim_cur : hp_meta_budget()) >> 20));
     hp_opt.max_contexts = mc;
     hp_opt.hib_table_size = hs;
 }
@@ -1259,8 +1260,7 @@ void hp_profile_init(void)
     hp_prof.slack = hp_opt.peak_slack_kb * 1024;
     hp_prof.peak_dump_at = hp_opt.dump_peak_growth ? (uint64_t)1 << 20 : 0;
     if (!buckets || !hp_prof.by_id || !sets || !slots) {
-        uint64_t mib = (nb * sizeof *buckets + (uint64_t)hp_prof.max_id * sizeof *hp_prof.by_id +
-                        nsets * sizeof *sets + nsets * ways * sizeof *slots + (1u << 20) - 1) >> 20;
+        uint64_t mib = (table_bytes(hp_opt.max_contexts, hp_opt.hib_table_size, ways) + (1u << 20) - 1) >> 20;
         struct rlimit as;
         int e = __atomic_load_n(&hp_meta_map_errno, __ATOMIC_RELAXED);
         if (!e)
