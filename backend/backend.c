@@ -86,7 +86,7 @@ static int reaches_shim(void *fn)
 
 /* The name of the object holding fn, for messages: the loader's name for it, as dladdr would
  * give (without dladdr's search of the object's symbols). out is left alone if fn is in none. */
-static void object_name(const void *fn, char *out, size_t cap)
+void hp_object_name(const void *fn, char *out, size_t cap)
 {
     const char *name = NULL;
 #if defined(__x86_64__) || defined(__aarch64__)
@@ -118,7 +118,7 @@ static void finish_backend(void *aa, void *fn)
         hp_be.aligned_alloc_strict = 1;
     else
         hp_be.aligned_alloc_strict = aa ? -1 : 0;
-    object_name(fn, hp_be.object, sizeof hp_be.object);
+    hp_object_name(fn, hp_be.object, sizeof hp_be.object);
 }
 
 /* The allocator that comes before the shim now leads to it (backend/patch.c): the backend is
@@ -162,6 +162,16 @@ static void find_libc(void)
     *(void **)&hp_be.libc.posix_memalign = dlsym(RTLD_NEXT, "__posix_memalign");
 }
 
+/* Is fn in another copy of the shim: an object other than this one that defines the shim's
+ * public API? (Two builds preloaded at once: the second would add its headers and profile the
+ * first one's blocks, and the first one's frames would top every stack of its profile.) */
+static int in_other_shim(void *fn, void *self_malloc)
+{
+    void *api = hp_bound_symbol("heapprof_dump");
+    const void *base = hp_object_start(fn);
+    return api && base && hp_object_start(api) == base && base != hp_object_start(self_malloc);
+}
+
 int hp_backend_init(const char *name, void *self_malloc, int patch, int *passthrough)
 {
     void *handle = RTLD_NEXT;
@@ -170,7 +180,12 @@ int hp_backend_init(const char *name, void *self_malloc, int patch, int *passthr
     hp_memset(&hp_be, 0, sizeof hp_be);
 
     void *in_use = hp_bound_symbol("malloc");
-    if (in_use && in_use != self_malloc && !reaches_shim(in_use)) {
+    if (in_use && in_use != self_malloc && in_other_shim(in_use, self_malloc)) {
+        /* That copy profiles; this one forwards to what comes after it, untouched. */
+        hp_object_name(in_use, hp_be.other_shim, sizeof hp_be.other_shim);
+        *passthrough = 1;
+        name = "next";
+    } else if (in_use && in_use != self_malloc && !reaches_shim(in_use)) {
         /* Another allocator is earlier in symbol resolution than the shim (linked into the
          * program, or preloaded before the shim): patch its entry points to lead to the shim.
          * Failing that, everything the program frees came from it, so the shim can only
@@ -215,7 +230,7 @@ int hp_backend_init(const char *name, void *self_malloc, int patch, int *passthr
         const void *dbg_base = hp_object_start(dbg);
         /* (libc is found by a name only it defines: tcmalloc defines __libc_malloc too) */
         if (dbg && dbg_base != base && dbg_base != hp_object_start(dlsym(RTLD_NEXT, "gnu_get_libc_version")))
-            object_name(dbg, hp_be.passed_by, sizeof hp_be.passed_by);
+            hp_object_name(dbg, hp_be.passed_by, sizeof hp_be.passed_by);
     }
 #endif
     return 0;

@@ -38,6 +38,10 @@ struct hp_backend {
     /* An allocator after the shim that programs would reach and the backend passes by
      * (glibc's libc_malloc_debug.so, whose malloc is a hidden versioned symbol); "" if none. */
     char passed_by[256];
+    /* Another copy of the shim (another build, another path) comes before this one and
+     * profiles the process: this one only forwards to the next allocator (passthrough). The
+     * other copy's object name; "" if none. */
+    char other_shim[256];
     /* Passthrough: why the allocator in front of the shim was not patched. */
     const char *why_not_patched;
     /* An allocator comes before the shim in symbol lookup (patched, or passthrough). */
@@ -60,6 +64,10 @@ struct hp_backend {
 
 
 extern struct hp_backend hp_be;
+
+/* The loader's name for the object holding fn ("the program itself" for the executable), for
+ * messages; out is left alone if fn is in none. */
+void hp_object_name(const void *fn, char *out, size_t cap);
 
 /* Where the shim's __libc_* entry points go: glibc's (hp_be.libc) when an allocator sits in
  * front of the shim, the shim's own paths otherwise. */

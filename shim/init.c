@@ -114,6 +114,13 @@ static void do_init(void)
         hp_error("no usable allocator found; aborting");
         _exit(127);
     }
+    if (hp_passthrough && hp_be.other_shim[0]) {
+        char self[256] = "?";
+        hp_object_name(hp_self_malloc_addr(), self, sizeof self);
+        hp_warn("another copy of heapprof's shim (%s) comes before this one (%s) and profiles "
+                "the process; this one only forwards to %s", hp_be.other_shim, self, hp_be.object);
+        return;
+    }
     if (hp_passthrough) {
         hp_warn("another allocator (%s) comes before the shim and serves malloc, and it was "
                 "not patched (%s); the shim only forwards to it and records nothing",

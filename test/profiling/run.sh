@@ -165,6 +165,41 @@ for be in glibc jemalloc tcmalloc mimalloc; do
     done
 done
 
+# Two copies of the shim (two builds, or one under another path) preloaded at once: the first
+# in LD_PRELOAD profiles, the other forwards to the allocator after it and writes nothing, and
+# says so in one line. (Before, both profiled: two profiles per process, the second one of
+# the first one's blocks, with its frames on top of every stack.)
+mkdir -p "$tmp/shim-copy"
+cp "$shim" "$tmp/shim-copy/libheapprof_shim.so"
+for order in copy-second copy-first; do
+    name=two-shims-$order
+    if [ $order = copy-second ]; then first=$shim second=$tmp/shim-copy/libheapprof_shim.so; else first=$tmp/shim-copy/libheapprof_shim.so second=$shim; fi
+    rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+    HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:dump_signal=12" LD_PRELOAD="$first $second" \
+        "$out/gcc/sites" signal >/dev/null 2>"$tmp/$name.err"
+    st=$?
+    files=$(ls "$tmp/$name" | grep -v '\.hpf\.[0-9]*$')
+    case $(grep '^heapprof:' "$tmp/$name.err") in
+    "heapprof: another copy of heapprof's shim ($first) comes before this one ($second) and profiles the process; this one only forwards to "*libc.so.6)
+        case $files in
+        p.*.hpf) [ $st -eq 0 ] && check "$name" exit "$tmp/$name/$files" || bad "$name" "status $st" ;;
+        *) bad "$name" "profiles: $(echo $files), expected one" ;;
+        esac ;;
+    *) bad "$name" "status $st, expected one line from heapprof: $(head -c 400 "$tmp/$name.err")" ;;
+    esac
+done
+# heapprof-run puts its shim in place of one in the user's LD_PRELOAD: one profile, no warning.
+name=two-shims-heapprof-run
+rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+LD_PRELOAD="$tmp/shim-copy/libheapprof_shim.so" "$top/scripts/heapprof-run" -q -o "$tmp/$name/p.%p.hpf" \
+    --options dump_signal=12 -- "$out/gcc/sites" signal >/dev/null 2>"$tmp/$name.err"
+st=$?
+files=$(ls "$tmp/$name" | grep -v '\.hpf\.[0-9]*$')
+case $st/$files in
+0/p.*.hpf) if grep -q '^heapprof' "$tmp/$name.err"; then bad "$name" "$(head -c 300 "$tmp/$name.err")"; else check "$name" exit "$tmp/$name/$files"; fi ;;
+*) bad "$name" "status $st, profiles: $(echo $files), expected one; $(head -c 300 "$tmp/$name.err")" ;;
+esac
+
 # Allocators linked into the program itself (the executable defines malloc, so LD_PRELOAD
 # cannot come first): a simple one of the program's own, jemalloc and tcmalloc linked
 # statically. The shim patches their entry points; the numbers must be those of any other run.
