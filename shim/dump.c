@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -246,6 +247,15 @@ static int same_file(int fd, uint64_t dev, uint64_t ino)
     return syscall(SYS_fstat, fd, &st) == 0 && (uint64_t)st.st_dev == dev && (uint64_t)st.st_ino == ino;
 }
 
+/* A profile that could not be written whole (a full disk): the reader would reject what is
+ * there, so it goes, if path still names the file fd is open on. */
+static void remove_failed(int fd, const char *path)
+{
+    struct stat st;
+    if (syscall(SYS_stat, path, &st) == 0 && same_file(fd, (uint64_t)st.st_dev, (uint64_t)st.st_ino))
+        syscall(SYS_unlink, path);
+}
+
 /* Copy the first `records` records of a spool (fd `from`, file header skipped) to fd `to` or,
  * when to < 0, to the writer w (flushed first, then written past); returns how many whole
  * records were copied (the spool holds nothing but spool_rec records, and only whole records
@@ -384,8 +394,48 @@ static int spool_open(void)
     return 0;
 }
 
+/* A write past RLIMIT_FSIZE makes the kernel send the writing thread SIGXFSZ, which ends a
+ * program that has not ignored it (status 153, a core), before the write fails with EFBIG. The
+ * shim's writes must not: while the limit is finite they run with SIGXFSZ blocked, and one
+ * they raised is taken back before it is unblocked. (Not under a seccomp filter, which may
+ * punish the extra calls; a sandboxed process writes only its exit profile.) */
+struct fsize_guard {
+    int on, pending_before;
+    uint64_t old_mask;
+};
+
+static void fsize_guard_begin(struct fsize_guard *g)
+{
+    struct rlimit rl;
+    g->on = !hp_filtered && syscall(SYS_prlimit64, 0, RLIMIT_FSIZE, NULL, &rl) == 0 &&
+            rl.rlim_cur != RLIM_INFINITY;
+    if (!g->on)
+        return;
+    uint64_t xfsz = (uint64_t)1 << (SIGXFSZ - 1), pending = 0;
+    syscall(SYS_rt_sigprocmask, SIG_BLOCK, &xfsz, &g->old_mask, sizeof xfsz);
+    syscall(SYS_rt_sigpending, &pending, sizeof pending);
+    g->pending_before = (pending & xfsz) != 0;
+}
+
+static void fsize_guard_end(const struct fsize_guard *g)
+{
+    if (!g->on)
+        return;
+    int saved = errno;
+    uint64_t xfsz = (uint64_t)1 << (SIGXFSZ - 1), pending = 0;
+    if (!g->pending_before && syscall(SYS_rt_sigpending, &pending, sizeof pending) == 0 &&
+        (pending & xfsz)) {
+        struct timespec now = {0, 0};
+        syscall(SYS_rt_sigtimedwait, &xfsz, NULL, &now, sizeof xfsz);
+    }
+    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &g->old_mask, NULL, sizeof g->old_mask);
+    errno = saved;
+}
+
 void hp_spool_hib(const void *hib)
 {
+    struct fsize_guard g;
+    fsize_guard_begin(&g);
     hp_lock(&spool_lock);
     if (!exit_dumped) {
         struct spool_rec rec;
@@ -400,6 +450,7 @@ void hp_spool_hib(const void *hib)
         }
     }
     hp_unlock(&spool_lock);
+    fsize_guard_end(&g);
 }
 
 /* ---------- the dump ---------- */
@@ -1016,7 +1067,18 @@ static int dump_abandon(int rc)
     return rc;
 }
 
+static int dump(int reason);
+
 int hp_dump(int reason)
+{
+    struct fsize_guard g;
+    fsize_guard_begin(&g);
+    int rc = dump(reason);
+    fsize_guard_end(&g);
+    return rc;
+}
+
+static int dump(int reason)
 {
     if (!hp_profiling || !out_template[0])
         return -1;
@@ -1184,6 +1246,8 @@ int hp_dump(int reason)
     /* The final profile is the spool, whose descriptor the process's exit closes. No fsync:
      * what write() put in the page cache is what every reader sees, and waiting for the disk
      * cost every process 0.4-0.7 ms at exit here (more on slow or network file systems). */
+    if (w->err && !provisional)
+        remove_failed(w->fd, used);
     if (!final && !provisional)
         syscall(SYS_close, w->fd);
     if (peak && !w->err) {
@@ -1195,7 +1259,17 @@ int hp_dump(int reason)
             w->err = errno;
     }
     if (w->err) {
-        hp_error("writing profile %s failed (errno %d)", used, w->err);
+        char why[64];
+        if (w->err == ENOSPC)
+            hp_strlcpy(why, "no space left on the device", sizeof why);
+        else if (w->err == EDQUOT)
+            hp_strlcpy(why, "disk quota exceeded", sizeof why);
+        else if (w->err == EFBIG)
+            hp_strlcpy(why, "file too large for the file system or RLIMIT_FSIZE", sizeof why);
+        else
+            hp_fmt(why, sizeof why, "errno %d", w->err);
+        hp_error("writing profile %s failed (%s)%s", used, why,
+                 provisional ? "" : "; the incomplete file was removed");
         rc = -1;
     } else if (!provisional && !peak) {
         hp_info("profile written to %s", used);

@@ -926,6 +926,34 @@ n_od=$(grep -c "cannot create profile .*\.hpf\.[0-9]*: no such directory (later 
 n_all=$(grep -c "^heapprof:" "$tmp/$name.err")
 if [ $st -eq 0 ] && [ "$n_od" -eq 1 ] && [ "$n_all" -eq 2 ]; then ok "$name"; else bad "$name" "status $st, $n_all messages, $n_od about on-demand dumps: $(head -c 300 "$tmp/$name.err")"; fi
 
+# A profile that cannot be written whole (a file size limit here; a full disk the same) is
+# said in one line and removed, not left for the reader to reject; the program's status stays.
+name=write-fails
+rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+(ulimit -f 1 && HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf" LD_PRELOAD="$shim" "$out/gcc/quick_exit" \
+    >/dev/null 2>"$tmp/$name.err")
+st=$?
+case $(grep '^heapprof:' "$tmp/$name.err") in
+"heapprof: writing profile $tmp/$name/p."*".hpf failed (file too large for the file system or RLIMIT_FSIZE); the incomplete file was removed")
+    if [ $st -ne 3 ]; then bad "$name" "status $st, expected 3"
+    elif [ -n "$(ls "$tmp/$name")" ]; then bad "$name" "left: $(ls "$tmp/$name")"
+    else ok "$name"; fi ;;
+*) bad "$name" "status $st, expected one line from heapprof: $(head -c 300 "$tmp/$name.err")" ;;
+esac
+# The same while the program runs: evicted records go to the file as they come.
+name=write-fails-evicting
+rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+(ulimit -f 2 && HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:hib_table_size=16:hib_table_ways=2:stack_depth=256" \
+    LD_PRELOAD="$shim" "$out/gcc/evict" "$tmp/$name.own" >"$tmp/$name.out" 2>"$tmp/$name.err")
+st=$?
+if [ $st -ne 0 ] || ! grep -q 'evict done' "$tmp/$name.out"; then
+    bad "$name" "status $st: $(cat "$tmp/$name.out" "$tmp/$name.err" | head -c 300)"
+elif [ -n "$(ls "$tmp/$name")" ] || [ "$(grep -c '^heapprof:' "$tmp/$name.err")" -ne 1 ]; then
+    bad "$name" "left: $(ls "$tmp/$name"); $(head -c 300 "$tmp/$name.err")"
+else
+    ok "$name"
+fi
+
 # Tables that fit: at the smallest metadata budget (16 MiB) the default max_contexts and
 # hib_table_size do not (19 MiB of tables): they are made smaller, said in one line, and the
 # profile is exact (profiling was off before). Under an address-space limit (ulimit -v) the
