@@ -396,45 +396,20 @@ static int spool_open(void)
 
 /* A write past RLIMIT_FSIZE makes the kernel send the writing thread SIGXFSZ, which ends a
  * program that has not ignored it (status 153, a core), before the write fails with EFBIG. The
- * shim's writes must not: while the limit is finite they run with SIGXFSZ blocked, and one
- * they raised is taken back before it is unblocked. (Not under a seccomp filter, which may
- * punish the extra calls; a sandboxed process writes only its exit profile.) */
-struct fsize_guard {
-    int on, pending_before;
-    uint64_t old_mask;
-};
-
-static void fsize_guard_begin(struct fsize_guard *g)
+ * shim's writes must not: while the limit is finite they run under a guard for it. */
+static void fsize_guard_begin(struct hp_sig_guard *g)
 {
     struct rlimit rl;
-    g->on = !hp_filtered && syscall(SYS_prlimit64, 0, RLIMIT_FSIZE, NULL, &rl) == 0 &&
-            rl.rlim_cur != RLIM_INFINITY;
-    if (!g->on)
-        return;
-    uint64_t xfsz = (uint64_t)1 << (SIGXFSZ - 1), pending = 0;
-    syscall(SYS_rt_sigprocmask, SIG_BLOCK, &xfsz, &g->old_mask, sizeof xfsz);
-    syscall(SYS_rt_sigpending, &pending, sizeof pending);
-    g->pending_before = (pending & xfsz) != 0;
-}
-
-static void fsize_guard_end(const struct fsize_guard *g)
-{
-    if (!g->on)
-        return;
-    int saved = errno;
-    uint64_t xfsz = (uint64_t)1 << (SIGXFSZ - 1), pending = 0;
-    if (!g->pending_before && syscall(SYS_rt_sigpending, &pending, sizeof pending) == 0 &&
-        (pending & xfsz)) {
-        struct timespec now = {0, 0};
-        syscall(SYS_rt_sigtimedwait, &xfsz, NULL, &now, sizeof xfsz);
-    }
-    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &g->old_mask, NULL, sizeof g->old_mask);
-    errno = saved;
+    if (!hp_filtered && syscall(SYS_prlimit64, 0, RLIMIT_FSIZE, NULL, &rl) == 0 &&
+        rl.rlim_cur != RLIM_INFINITY)
+        hp_sig_guard_begin(g, SIGXFSZ);
+    else
+        g->on = 0;
 }
 
 void hp_spool_hib(const void *hib)
 {
-    struct fsize_guard g;
+    struct hp_sig_guard g;
     fsize_guard_begin(&g);
     hp_lock(&spool_lock);
     if (!exit_dumped) {
@@ -450,7 +425,7 @@ void hp_spool_hib(const void *hib)
         }
     }
     hp_unlock(&spool_lock);
-    fsize_guard_end(&g);
+    hp_sig_guard_end(&g);
 }
 
 /* ---------- the dump ---------- */
@@ -1071,10 +1046,10 @@ static int dump(int reason);
 
 int hp_dump(int reason)
 {
-    struct fsize_guard g;
+    struct hp_sig_guard g;
     fsize_guard_begin(&g);
     int rc = dump(reason);
-    fsize_guard_end(&g);
+    hp_sig_guard_end(&g);
     return rc;
 }
 

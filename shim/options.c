@@ -156,7 +156,7 @@ void hp_options_print(const struct hp_options *o, int fd)
 {
     char line[512];
     size_t n = hp_fmt(line, sizeof line, "heapprof: options (HEAPPROF_OPTIONS=\"key=value:...\"):\n");
-    hp_write_all(fd, line, n);
+    hp_write_msg(fd, line, n);
     for (size_t i = 0; i < NROWS; i++) {
         const struct opt_row *r = &rows[i];
         const char *base = (const char *)o + r->offset;
@@ -167,6 +167,6 @@ void hp_options_print(const struct hp_options *o, int fd)
         else
             n = hp_fmt(line, sizeof line, "  %s=%llu\n      %s\n", r->name,
                        (unsigned long long)*(const uint64_t *)base, r->doc);
-        hp_write_all(fd, line, n);
+        hp_write_msg(fd, line, n);
     }
 }

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <signal.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/resource.h>
@@ -334,6 +335,44 @@ int hp_note_fd(void)
     return (int)v[0];
 }
 
+void hp_sig_guard_begin(struct hp_sig_guard *g, int sig)
+{
+    g->on = !hp_filtered;
+    if (!g->on)
+        return;
+    int saved = errno;
+    uint64_t pending = 0;
+    g->bit = (uint64_t)1 << (sig - 1);
+    g->old_mask = 0;
+    syscall(SYS_rt_sigprocmask, SIG_BLOCK, &g->bit, &g->old_mask, sizeof g->bit);
+    syscall(SYS_rt_sigpending, &pending, sizeof pending);
+    g->pending_before = (pending & g->bit) != 0;
+    errno = saved;
+}
+
+void hp_sig_guard_end(const struct hp_sig_guard *g)
+{
+    if (!g->on)
+        return;
+    int saved = errno;
+    uint64_t pending = 0;
+    if (!g->pending_before && syscall(SYS_rt_sigpending, &pending, sizeof pending) == 0 &&
+        (pending & g->bit)) {
+        struct timespec now = {0, 0};
+        syscall(SYS_rt_sigtimedwait, &g->bit, NULL, &now, sizeof g->bit);
+    }
+    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &g->old_mask, NULL, sizeof g->old_mask);
+    errno = saved;
+}
+
+void hp_write_msg(int fd, const void *buf, size_t len)
+{
+    struct hp_sig_guard g;
+    hp_sig_guard_begin(&g, SIGPIPE);
+    hp_write_all(fd, buf, len);
+    hp_sig_guard_end(&g);
+}
+
 static void vlog_to(int fd, const char *fmt, va_list ap)
 {
     int saved = errno;
@@ -345,7 +384,7 @@ static void vlog_to(int fd, const char *fmt, va_list ap)
     size_t n = hp_fmt(buf, sizeof buf, "heapprof: ");
     n += hp_vfmt(buf + n, sizeof buf - n - 1, fmt, ap);
     buf[n++] = '\n';
-    hp_write_all(fd, buf, n);
+    hp_write_msg(fd, buf, n);
     errno = saved;
 }
 

@@ -38,6 +38,21 @@ size_t hp_fmt(char *buf, size_t cap, const char *fmt, ...) __attribute__((format
 
 /* Write all of buf to fd, retrying on EINTR and short writes; keeps errno. */
 void hp_write_all(int fd, const void *buf, size_t len);
+/* The same for a message: to a pipe or socket whose reader has gone (`cmd 2>&1 | head`), the
+ * write fails instead of raising SIGPIPE, which would end the program (hp_sig_guard). */
+void hp_write_msg(int fd, const void *buf, size_t len);
+
+/* Keep a signal the shim's own system calls may raise in the calling thread (SIGPIPE on a
+ * broken pipe, SIGXFSZ past RLIMIT_FSIZE) from reaching the program: blocked from begin to
+ * end, and taken back at end if it became pending meanwhile (a signal pending before is the
+ * program's and stays). Nothing is done under a seccomp filter (hp_filtered), which may
+ * punish the extra calls. */
+struct hp_sig_guard {
+    int on, pending_before;
+    uint64_t bit, old_mask;
+};
+void hp_sig_guard_begin(struct hp_sig_guard *g, int sig);
+void hp_sig_guard_end(const struct hp_sig_guard *g);
 
 /* "heapprof: <message>\n" on stderr. hp_warn only when verbosity >= 1, hp_info when >= 2.
  * Nothing is written when descriptor 2 has become a regular file the program opened for

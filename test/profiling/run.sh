@@ -926,6 +926,28 @@ n_od=$(grep -c "cannot create profile .*\.hpf\.[0-9]*: no such directory (later 
 n_all=$(grep -c "^heapprof:" "$tmp/$name.err")
 if [ $st -eq 0 ] && [ "$n_od" -eq 1 ] && [ "$n_all" -eq 2 ]; then ok "$name"; else bad "$name" "status $st, $n_all messages, $n_od about on-demand dumps: $(head -c 300 "$tmp/$name.err")"; fi
 
+# The shim's messages to a pipe whose reader has gone (`heapprof-run ./app 2>&1 | head`) must
+# not end the program with SIGPIPE (status 141 before): its own status stays.
+gcc -O1 -g -o "$out/gcc/quiet_exit" test/profiling/quiet_exit.c
+for how in heapprof-run verbosity=2; do
+    name=message-to-broken-pipe-$how
+    rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+    if [ $how = heapprof-run ]; then
+        { sleep 1; "$top/scripts/heapprof-run" -o "$tmp/$name/p.%p.hpf" "$out/gcc/quiet_exit" 2>&1; echo $? >"$tmp/$name.st"; } | true
+    else
+        { sleep 1; HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:verbosity=2" LD_PRELOAD="$shim" "$out/gcc/quiet_exit" 2>&1; echo $? >"$tmp/$name.st"; } | true
+    fi
+    st=$(cat "$tmp/$name.st")
+    files=$(ls "$tmp/$name")
+    case $st/$files in
+    5/p.*.hpf)
+        if "$report" -f json -o "$tmp/$name.json" "$tmp/$name/$files" 2>"$tmp/$name.rerr" &&
+            grep -q '"alloc_count": 4' "$tmp/$name.json"; then ok "$name"
+        else bad "$name" "profile: $(head -c 200 "$tmp/$name.rerr")"; fi ;;
+    *) bad "$name" "status $st, expected 5; profiles: $(echo $files)" ;;
+    esac
+done
+
 # A profile that cannot be written whole (a file size limit here; a full disk the same) is
 # said in one line and removed, not left for the reader to reject; the program's status stays.
 name=write-fails
