@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -540,11 +541,79 @@ START_TEST(test_vdso_sym)
 }
 END_TEST
 
+/* ---------- signal guard ---------- */
+
+static int pipe_pending(void)
+{
+    sigset_t p;
+    sigpending(&p);
+    return sigismember(&p, SIGPIPE);
+}
+
+/* A write to a pipe with no reader raises SIGPIPE in the writer: under the guard it is taken
+ * back (the test process, with the default action, would die otherwise), errno is EPIPE, and
+ * the signal mask is what it was. */
+START_TEST(test_sig_guard_takes_back)
+{
+    int fd[2];
+    ck_assert_int_eq(pipe(fd), 0);
+    close(fd[0]);
+    sigset_t before, after;
+    pthread_sigmask(SIG_SETMASK, NULL, &before);
+    struct hp_sig_guard g;
+    hp_sig_guard_begin(&g, SIGPIPE);
+    ck_assert_int_eq(g.on, 1);
+    errno = 0;
+    ck_assert_int_eq(write(fd[1], "x", 1), -1);
+    ck_assert_int_eq(errno, EPIPE);
+    ck_assert(pipe_pending());
+    hp_sig_guard_end(&g);
+    ck_assert(!pipe_pending());
+    pthread_sigmask(SIG_SETMASK, NULL, &after);
+    ck_assert_int_eq(sigismember(&after, SIGPIPE), sigismember(&before, SIGPIPE));
+    /* hp_write_msg is guarded itself. */
+    hp_write_msg(fd[1], "y", 1);
+    ck_assert(!pipe_pending());
+    close(fd[1]);
+}
+END_TEST
+
+/* A SIGPIPE the program had pending (blocked) before is the program's: it stays, and so does
+ * its mask. */
+START_TEST(test_sig_guard_keeps_programs)
+{
+    sigset_t pipe_only;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_only, NULL);
+    pthread_kill(pthread_self(), SIGPIPE);
+    ck_assert(pipe_pending());
+    int fd[2];
+    ck_assert_int_eq(pipe(fd), 0);
+    close(fd[0]);
+    struct hp_sig_guard g;
+    hp_sig_guard_begin(&g, SIGPIPE);
+    ck_assert_int_eq(write(fd[1], "x", 1), -1);
+    hp_sig_guard_end(&g);
+    ck_assert(pipe_pending());
+    sigset_t now;
+    pthread_sigmask(SIG_SETMASK, NULL, &now);
+    ck_assert(sigismember(&now, SIGPIPE));
+    close(fd[1]);
+    /* Taken here, so the test process ends normally. */
+    int sig = 0;
+    ck_assert_int_eq(sigwait(&pipe_only, &sig), 0);
+    ck_assert_int_eq(sig, SIGPIPE);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("util");
     TCase *tc = tcase_create("util");
     tcase_add_test(tc, test_fmt_conversions);
+    tcase_add_test(tc, test_sig_guard_takes_back);
+    tcase_add_test(tc, test_sig_guard_keeps_programs);
     tcase_add_test(tc, test_note_fd);
     tcase_add_test(tc, test_fmt_extremes);
     tcase_add_test(tc, test_fmt_truncation);
