@@ -1395,8 +1395,9 @@ static void check_output_dir(void)
         return;
     slash[slash == dir] = 0; /* "/x" keeps "/" */
     struct stat st;
-    if (syscall(SYS_stat, dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        bad_dir_errno = syscall(SYS_stat, dir, &st) != 0 ? errno : ENOTDIR;
+    int found = syscall(SYS_stat, dir, &st) == 0;
+    if (!found || !S_ISDIR(st.st_mode)) {
+        bad_dir_errno = found ? ENOTDIR : errno;
         hp_error("profiles cannot be written: %s %s (output=%s)", dir,
                  bad_dir_errno == ENOENT ? "does not exist" : "is not a directory", hp_opt.output);
     } else if (syscall(SYS_access, dir, W_OK | X_OK) != 0) {
