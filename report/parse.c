@@ -546,6 +546,10 @@ static int hr_check_header(const uint8_t *data, size_t size, size_t *first, uint
                            char *err)
 {
     struct hpf_file_header h;
+    if (size == 0) {
+        hr_err(err, "empty file (the process made it but wrote no profile into it)");
+        return -1;
+    }
     if (size < 8 || memcmp(data, HPF_MAGIC, 8) != 0) {
         hr_err(err, "not a heapprof profile (bad magic)");
         return -1;

@@ -90,6 +90,19 @@ START_TEST(every_prefix_fails)
 }
 END_TEST
 
+/* The first bytes say what is wrong: nothing at all, not a profile, a header cut short. */
+START_TEST(short_files_say_why)
+{
+    char err[HR_ERR_MAX];
+    ck_assert_int_eq(try_parse(ht_copy(good.data, 0), 0, err), -1);
+    ck_assert_msg(strstr(err, "empty file") != NULL, "%s", err);
+    ck_assert_int_eq(try_parse(ht_copy("HEAPPRIF", 8), 8, err), -1);
+    ck_assert_msg(strstr(err, "not a heapprof profile") != NULL, "%s", err);
+    ck_assert_int_eq(try_parse(ht_copy(good.data, 12), 12, err), -1);
+    ck_assert_msg(strstr(err, "truncated file header") != NULL, "%s", err);
+}
+END_TEST
+
 START_TEST(every_byte_flip)
 {
     char err[HR_ERR_MAX];
@@ -145,6 +158,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, good_profile_parses);
     tcase_add_test(tc, every_prefix_fails);
+    tcase_add_test(tc, short_files_say_why);
     tcase_add_test(tc, every_byte_flip);
     tcase_add_test(tc, large_values_everywhere);
     tcase_add_test(tc, random_damage);
