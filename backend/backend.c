@@ -162,6 +162,23 @@ static void find_libc(void)
     *(void **)&hp_be.libc.posix_memalign = dlsym(RTLD_NEXT, "__posix_memalign");
 }
 
+/* The malloc in use, fn, is not the shim's but reaches it: a shared object that forwards
+ * (not a non-PIE program's PLT slot for malloc, which reaches the shim the same way and whose
+ * frames are the program's own). */
+static void note_forwarder(void *fn)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+    struct dl_find_object fo;
+    if (_dl_find_object(fn, &fo) == 0 && fo.dlfo_link_map && fo.dlfo_link_map->l_name &&
+        fo.dlfo_link_map->l_name[0]) {
+        hp_be.fwd_lo = (uintptr_t)fo.dlfo_map_start;
+        hp_be.fwd_hi = (uintptr_t)fo.dlfo_map_end;
+    }
+#else
+    (void)fn;
+#endif
+}
+
 /* Is fn in another copy of the shim: an object other than this one that defines the shim's
  * public API? (Two builds preloaded at once: the second would add its headers and profile the
  * first one's blocks, and the first one's frames would top every stack of its profile.) */
@@ -180,12 +197,13 @@ int hp_backend_init(const char *name, void *self_malloc, int patch, int *passthr
     hp_memset(&hp_be, 0, sizeof hp_be);
 
     void *in_use = hp_bound_symbol("malloc");
+    int forwards = 0;
     if (in_use && in_use != self_malloc && in_other_shim(in_use, self_malloc)) {
         /* That copy profiles; this one forwards to what comes after it, untouched. */
         hp_object_name(in_use, hp_be.other_shim, sizeof hp_be.other_shim);
         *passthrough = 1;
         name = "next";
-    } else if (in_use && in_use != self_malloc && !reaches_shim(in_use)) {
+    } else if (in_use && in_use != self_malloc && !(forwards = reaches_shim(in_use))) {
         /* Another allocator is earlier in symbol resolution than the shim (linked into the
          * program, or preloaded before the shim): patch its entry points to lead to the shim.
          * Failing that, everything the program frees came from it, so the shim can only
@@ -221,6 +239,8 @@ int hp_backend_init(const char *name, void *self_malloc, int patch, int *passthr
         return -1;
     }
     finish_backend(same_object(handle, "aligned_alloc", base), (void *)hp_be.malloc);
+    if (forwards)
+        note_forwarder(in_use);
 #if defined(__x86_64__)
     /* glibc's malloc debugging library after the shim: its hidden malloc@GLIBC_2.2.5, which
      * dlsym passes by, is not the backend, so its checks (MALLOC_CHECK_, mcheck, mtrace) see

@@ -5,6 +5,7 @@
 
 #include <malloc.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct hp_backend {
@@ -42,6 +43,11 @@ struct hp_backend {
      * profiles the process: this one only forwards to the next allocator (passthrough). The
      * other copy's object name; "" if none. */
     char other_shim[256];
+    /* A library in front of the shim whose malloc hands every call on to the shim (glibc's
+     * libc_malloc_debug.so without MALLOC_CHECK_, a preloaded tracer calling __libc_malloc):
+     * the address range of its mapping, whose frames are left off the top of every stack
+     * (its wrapper would otherwise be every allocation's site); 0, 0 if none. */
+    uintptr_t fwd_lo, fwd_hi;
     /* Passthrough: why the allocator in front of the shim was not patched. */
     const char *why_not_patched;
     /* An allocator comes before the shim in symbol lookup (patched, or passthrough). */

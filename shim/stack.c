@@ -4,6 +4,7 @@
  * unwinder is libunwind, loaded privately (RTLD_LOCAL) because libunwind.so.8 also exports
  * _Unwind_* and backtrace, which must not replace libgcc's for the whole process. */
 #include "hp.h"
+#include "backend.h"
 #include "cfi.h"
 #include "lock.h"
 #include "maps.h"
@@ -496,8 +497,35 @@ static HP_COLD void try_deferred_libunwind(uintptr_t caller)
     __atomic_store_n(&unw_deferred, 0, __ATOMIC_RELEASE);
 }
 
+/* Leave off the top of a stack the frames of a library in front of the shim that hands every
+ * allocation on to it (hp_be.fwd_lo/hi): the program's call into it is the site. */
+static HP_COLD int drop_forwarder(const uintptr_t **out, int n, uint64_t *hash)
+{
+    const uintptr_t *f = *out;
+    int k = 0;
+    while (k < n && f[k] >= hp_be.fwd_lo && f[k] < hp_be.fwd_hi)
+        k++;
+    if (k) {
+        *out = f + k;
+        *hash = hp_stack_hash(f + k, n - k);
+    }
+    return n - k;
+}
+
+static int capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc,
+                   const uintptr_t **out, uint64_t *hash, uintptr_t frame);
+
 int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc,
                      const uintptr_t **out, uint64_t *hash, uintptr_t frame)
+{
+    int n = capture(pcs, max, truncated, wc, out, hash, frame);
+    if (HP_UNLIKELY(hp_be.fwd_hi != 0) && n > 0)
+        n = drop_forwarder(out, n, hash);
+    return n;
+}
+
+static int capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc,
+                   const uintptr_t **out, uint64_t *hash, uintptr_t frame)
 {
     *out = pcs;
     *hash = hp_stack_hash(pcs, 0);
@@ -556,6 +584,8 @@ int hp_stack_capture_nested(uintptr_t *pcs, int max, int *truncated, const uintp
             pcs[k++] = pcs[i];
     *out = pcs;
     *hash = hp_stack_hash(pcs, k);
+    if (HP_UNLIKELY(hp_be.fwd_hi != 0) && k > 0)
+        k = drop_forwarder(out, k, hash);
     return k;
 }
 

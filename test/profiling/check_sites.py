@@ -5,7 +5,7 @@ KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | sig
 interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads | cancel | ext_api | killed | killed_early | vfork_kill |
 drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sandbox_prctl |
 sandbox_syscall | sandbox_evict | spool_copy | filtered | sanitized | asan_lib | peak_kill | rjem | rjem_off |
-ctor_alloc | handler | align | totals.
+ctor_alloc | handler | align.
 Prints one line per failed expectation and exits 1 if there was any."""
 import json
 import sys
@@ -238,17 +238,6 @@ def main():
         meta = doc["summary"]["metadata_bytes"]
         expect(f"metadata_bytes {meta >> 20} MiB for 800 threads, expected under 256 MiB",
                meta < 256 << 20)
-    elif kind == "totals":
-        # The same allocations as the plain run's profile (argv[3]), whatever their stacks.
-        with open(sys.argv[3]) as f:
-            plain = json.load(f)["summary"]
-        summ = doc["summary"]
-        for k in ("total_allocs", "total_frees", "live_count"):
-            expect(f"{k} {summ[k]}, plain run {plain[k]}", summ[k] == plain[k])
-        # (libc_malloc_debug's own start-up asks a few bytes more or less than glibc's)
-        for k in ("total_bytes", "live_size"):
-            expect(f"{k} {summ[k]}, plain run {plain[k]}", abs(summ[k] - plain[k]) <= 4096)
-        expect("foreign or double frees", summ["foreign_frees"] == 0 and summ["double_frees"] == 0)
     elif kind == "align":
         # align_check.c: four aligned allocations per (alignment, size), all freed.
         n = total = 0
