@@ -162,21 +162,32 @@ static void find_libc(void)
     *(void **)&hp_be.libc.posix_memalign = dlsym(RTLD_NEXT, "__posix_memalign");
 }
 
+/* Is fn in a shared object (not the program itself)? Its mapping's range into lo, hi if so
+ * (either may be NULL). */
+static int in_library(const void *fn, uintptr_t *lo, uintptr_t *hi)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+    struct dl_find_object fo;
+    if (_dl_find_object((void *)fn, &fo) != 0 || !fo.dlfo_link_map || !fo.dlfo_link_map->l_name ||
+        !fo.dlfo_link_map->l_name[0])
+        return 0;
+    if (lo)
+        *lo = (uintptr_t)fo.dlfo_map_start;
+    if (hi)
+        *hi = (uintptr_t)fo.dlfo_map_end;
+    return 1;
+#else
+    (void)fn, (void)lo, (void)hi;
+    return 0;
+#endif
+}
+
 /* The malloc in use, fn, is not the shim's but reaches it: a shared object that forwards
  * (not a non-PIE program's PLT slot for malloc, which reaches the shim the same way and whose
  * frames are the program's own). */
 static void note_forwarder(void *fn)
 {
-#if defined(__x86_64__) || defined(__aarch64__)
-    struct dl_find_object fo;
-    if (_dl_find_object(fn, &fo) == 0 && fo.dlfo_link_map && fo.dlfo_link_map->l_name &&
-        fo.dlfo_link_map->l_name[0]) {
-        hp_be.fwd_lo = (uintptr_t)fo.dlfo_map_start;
-        hp_be.fwd_hi = (uintptr_t)fo.dlfo_map_end;
-    }
-#else
-    (void)fn;
-#endif
+    in_library(fn, &hp_be.fwd_lo, &hp_be.fwd_hi);
 }
 
 /* Is fn in another copy of the shim: an object other than this one that defines the shim's
@@ -186,7 +197,11 @@ static int in_other_shim(void *fn, void *self_malloc)
 {
     void *api = hp_bound_symbol("heapprof_dump");
     const void *base = hp_object_start(fn);
-    return api && base && hp_object_start(api) == base && base != hp_object_start(self_malloc);
+    if (!api || !base || hp_object_start(api) != base || base == hp_object_start(self_malloc))
+        return 0;
+    /* A shared object: a program that links its own allocator and defines a fallback
+     * heapprof_dump for runs without the shim is not the shim. */
+    return in_library(fn, NULL, NULL);
 }
 
 int hp_backend_init(const char *name, void *self_malloc, int patch, int *passthrough)

@@ -178,3 +178,10 @@ int posix_memalign(void **out, size_t align, size_t n)
     *out = p;
     return 0;
 }
+
+#ifdef OWN_DEFINES_API
+/* Built with -DOWN_DEFINES_API (and -rdynamic): the program also defines the shim's public API, as
+ * a fallback for runs without the shim might. It is still an allocator to patch, not another copy
+ * of the shim. */
+int heapprof_dump(void) { return -1; }
+#endif

@@ -233,6 +233,25 @@ for cc in gcc clang; do
             if grep -q . "$tmp/$name.err"; then bad "$name-quiet" "$(head -c 300 "$tmp/$name.err")"; else ok "$name-quiet"; fi
         fi
     done
+    # A program with its own allocator that also defines (and exports) heapprof_dump, say as a
+    # fallback for runs without the shim: its allocator is patched as any other, not taken for
+    # another copy of the shim (which the shim would only forward to). Its own heapprof_dump
+    # answers the program's call (-1): the signal's dump is the first.
+    name=linked-own-api-$cc
+    if $cc -O2 -g -fno-omit-frame-pointer -pthread -Ishim -rdynamic -DOWN_DEFINES_API -o "$out/$cc/sites-ownapi" \
+        test/profiling/sites.c test/profiling/own_malloc.c; then
+        rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+        if HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:dump_signal=12" LD_PRELOAD="$shim" \
+            "$out/$cc/sites-ownapi" signal >/dev/null 2>"$tmp/$name.err"; then
+            f=$(ls "$tmp/$name"/p.*.hpf | head -1)
+            check "$name-exit" exit "$f"
+            check "$name-signal" signal "$f.1"
+        else
+            bad "$name" "exit status $?: $(head -c 300 "$tmp/$name.err")"
+        fi
+    else
+        bad "$name" "cannot build sites.c with own_malloc.c -DOWN_DEFINES_API"
+    fi
     # tcmalloc's own operator new and delete, linked in.
     name=linked-tcmalloc-cxx-$cc
     if $cxx -std=c++17 -O2 -g -fno-omit-frame-pointer -o "$out/$cc/sites_cxx-tcmalloc" test/profiling/sites_cxx.cc \
