@@ -190,6 +190,8 @@ START_TEST(rejects_bad_header)
     b.len = 20;
     expect_error(&b, "truncated file header");
     b.len = 0;
+    expect_error(&b, "empty file");
+    b.len = 4;
     expect_error(&b, "not a heapprof profile");
     b.len = len;
     free(b.data);
