@@ -205,6 +205,24 @@ static int in_bad_dir(const char *path)
     return hp_strlen(bad_dir) == n && hp_strncmp(path, bad_dir, n) == 0;
 }
 
+/* Words for why a profile file could not be made or written: the causes a user can do
+ * something about by name, others as "<what> (errno N)". */
+static void file_error(int e, const char *what, char *why, size_t cap)
+{
+    if (e == ENOSPC)
+        hp_strlcpy(why, "no space left on the device", cap);
+    else if (e == EDQUOT)
+        hp_strlcpy(why, "disk quota exceeded", cap);
+    else if (e == EFBIG)
+        hp_strlcpy(why, "file too large for the file system or RLIMIT_FSIZE", cap);
+    else if (e == EMFILE)
+        hp_strlcpy(why, "no free file descriptor (RLIMIT_NOFILE)", cap);
+    else if (e == EROFS)
+        hp_strlcpy(why, "read-only file system", cap);
+    else
+        hp_fmt(why, cap, "%s (errno %d)", what, e);
+}
+
 /* Create path (or path-1, path-2, ... if it exists) exclusively, without following links.
  * A failure is reported with note after it, or not at all when note is NULL. */
 static int create_file(const char *path, char *used, size_t cap, const char *note)
@@ -233,7 +251,7 @@ static int create_file(const char *path, char *used, size_t cap, const char *not
         else if (e == ENOSYS || e == EPERM) /* what seccomp filters (man-db's) answer */
             hp_fmt(why, sizeof why, "open refused (errno %d; a seccomp sandbox?)", e);
         else
-            hp_fmt(why, sizeof why, "open failed (errno %d)", e);
+            file_error(e, "open failed", why, sizeof why);
         hp_error("cannot create profile %s: %s%s", path, why, note);
     }
     return -1;
@@ -1235,15 +1253,8 @@ static int dump(int reason)
     }
     if (w->err) {
         char why[64];
-        if (w->err == ENOSPC)
-            hp_strlcpy(why, "no space left on the device", sizeof why);
-        else if (w->err == EDQUOT)
-            hp_strlcpy(why, "disk quota exceeded", sizeof why);
-        else if (w->err == EFBIG)
-            hp_strlcpy(why, "file too large for the file system or RLIMIT_FSIZE", sizeof why);
-        else
-            hp_fmt(why, sizeof why, "errno %d", w->err);
-        hp_error("writing profile %s failed (%s)%s", used, why,
+        file_error(w->err, "failed", why, sizeof why);
+        hp_error("writing profile %s: %s%s", used, why,
                  provisional ? "" : "; the incomplete file was removed");
         rc = -1;
     } else if (!provisional && !peak) {

@@ -975,7 +975,7 @@ rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
     >/dev/null 2>"$tmp/$name.err")
 st=$?
 case $(grep '^heapprof:' "$tmp/$name.err") in
-"heapprof: writing profile $tmp/$name/p."*".hpf failed (file too large for the file system or RLIMIT_FSIZE); the incomplete file was removed")
+"heapprof: writing profile $tmp/$name/p."*".hpf: file too large for the file system or RLIMIT_FSIZE; the incomplete file was removed")
     if [ $st -ne 3 ]; then bad "$name" "status $st, expected 3"
     elif [ -n "$(ls "$tmp/$name")" ]; then bad "$name" "left: $(ls "$tmp/$name")"
     else ok "$name"; fi ;;
@@ -994,6 +994,20 @@ elif [ -n "$(ls "$tmp/$name")" ] || [ "$(grep -c '^heapprof:' "$tmp/$name.err")"
 else
     ok "$name"
 fi
+
+# A program that uses every descriptor its limit allows gets as many under the shim as bare (the
+# shim keeps none open), and its exit profile, with none left to be made with, is said lost in
+# one line that names the limit.
+gcc -O1 -g -o "$out/gcc/fd_exhaust" test/profiling/fd_exhaust.c
+name=descriptors-exhausted
+rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+bare_n=$(ulimit -n 20 && "$out/gcc/fd_exhaust")
+shim_n=$(ulimit -n 20 && HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf" LD_PRELOAD="$shim" "$out/gcc/fd_exhaust" 2>"$tmp/$name.err")
+case $(grep '^heapprof:' "$tmp/$name.err") in
+"heapprof: cannot create profile $tmp/$name/p."*".hpf: no free file descriptor (RLIMIT_NOFILE)")
+    if [ -n "$bare_n" ] && [ "$bare_n" = "$shim_n" ]; then ok "$name"; else bad "$name" "bare opened $bare_n, under the shim $shim_n"; fi ;;
+*) bad "$name" "expected one line from heapprof: $(head -c 300 "$tmp/$name.err")" ;;
+esac
 
 # Tables that fit: at the smallest metadata budget (16 MiB) the default max_contexts and
 # hib_table_size do not (19 MiB of tables): they are made smaller, said in one line, and the
