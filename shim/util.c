@@ -278,9 +278,38 @@ void hp_sleep_ns(long ns)
     errno = saved;
 }
 
+/* The program holds every descriptor its soft RLIMIT_NOFILE allows (a server at its limit, or
+ * one that opened files until it could not; at exit, say): the shim's open (the profile, the
+ * memory map, an object's build id) gets one above it, the soft limit raised towards the hard
+ * one for that open only. The program keeps the limit it set; holding a descriptor of the
+ * shim's below it from the start instead would have left the program one fewer. */
+static long open_past_nofile(const char *path, int flags, int mode)
+{
+    struct rlimit rl, raised;
+    if (hp_filtered || syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) != 0 ||
+        rl.rlim_cur >= rl.rlim_max) {
+        errno = EMFILE;
+        return -1;
+    }
+    raised = rl;
+    raised.rlim_cur = rl.rlim_max - rl.rlim_cur > 64 ? rl.rlim_cur + 64 : rl.rlim_max;
+    if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &raised, NULL) != 0) {
+        errno = EMFILE;
+        return -1;
+    }
+    long fd = syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+    int e = errno;
+    syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, NULL);
+    errno = e;
+    return fd;
+}
+
 long hp_sys_open(const char *path, int flags, int mode)
 {
-    return hp_fd_high(syscall(SYS_openat, AT_FDCWD, path, flags, mode));
+    long fd = syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+    if (fd < 0 && errno == EMFILE)
+        return open_past_nofile(path, flags, mode);
+    return hp_fd_high(fd);
 }
 
 /* Descriptor 2 when the shim started. A daemon may close it and open a file of its own that
