@@ -26,7 +26,7 @@ static void *carve(char *r, size_t cap, uintptr_t *bump, size_t size, size_t ali
         uintptr_t base = (uintptr_t)r + old + BOOT_PREFIX;
         uintptr_t user = (base + align - 1) & ~(uintptr_t)(align - 1);
         uintptr_t end = user + ((size + 15) & ~(size_t)15);
-        if (end > (uintptr_t)r + cap || end < base)
+        if (end > (uintptr_t)r + cap) /* size and align are at most BOOT_MORE: no overflow */
             return NULL;
         uintptr_t next = end - (uintptr_t)r;
         if (__atomic_compare_exchange_n(bump, &old, next, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {

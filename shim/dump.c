@@ -417,9 +417,7 @@ static int spool_open(void)
  * shim's writes must not: while the limit is finite they run under a guard for it. */
 static void fsize_guard_begin(struct hp_sig_guard *g)
 {
-    struct rlimit rl;
-    if (!hp_filtered && syscall(SYS_prlimit64, 0, RLIMIT_FSIZE, NULL, &rl) == 0 &&
-        rl.rlim_cur != RLIM_INFINITY)
+    if (!hp_filtered && hp_soft_limit(RLIMIT_FSIZE) != UINT64_MAX)
         hp_sig_guard_begin(g, SIGXFSZ);
     else
         g->on = 0;

@@ -17,9 +17,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 struct hp_prof hp_prof;
 
@@ -1209,14 +1207,10 @@ static uint64_t table_bytes(uint64_t max_contexts, uint64_t hib_size, uint64_t n
 static void fit_tables(void)
 {
     uint64_t limit = hp_meta_budget() / 2, mc = hp_opt.max_contexts, hs = hp_opt.hib_table_size;
-    uint64_t nways = hp_opt.hib_table_ways;
-    struct rlimit as;
-    int by_as = 0;
-    if (syscall(SYS_prlimit64, 0, RLIMIT_AS, NULL, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
-        as.rlim_cur / 16 < limit) {
-        limit = as.rlim_cur / 16;
-        by_as = 1;
-    }
+    uint64_t nways = hp_opt.hib_table_ways, as = hp_soft_limit(RLIMIT_AS);
+    int by_as = as / 16 < limit;
+    if (by_as)
+        limit = as / 16;
     while (table_bytes(mc, hs, nways) > limit && (mc > 4096 || hs > 1024)) {
         if (mc > 4096)
             mc /= 2;
@@ -1235,7 +1229,7 @@ static void fit_tables(void)
         (unsigned long long)mc, (unsigned long long)hs, (unsigned long long)hp_opt.max_contexts,
         (unsigned long long)hp_opt.hib_table_size,
         by_as ? "the address-space limit (ulimit -v)" : "metadata_budget_mb",
-        (unsigned long long)((by_as ? as.rlim_cur : hp_meta_budget()) >> 20));
+        (unsigned long long)((by_as ? as : hp_meta_budget()) >> 20));
     hp_opt.max_contexts = mc;
     hp_opt.hib_table_size = hs;
 }
@@ -1261,16 +1255,15 @@ void hp_profile_init(void)
     hp_prof.peak_dump_at = hp_opt.dump_peak_growth ? (uint64_t)1 << 20 : 0;
     if (!buckets || !hp_prof.by_id || !sets || !slots) {
         uint64_t mib = (table_bytes(hp_opt.max_contexts, hp_opt.hib_table_size, ways) + (1u << 20) - 1) >> 20;
-        struct rlimit as;
+        uint64_t as = hp_soft_limit(RLIMIT_AS);
         int e = __atomic_load_n(&hp_meta_map_errno, __ATOMIC_RELAXED);
         if (!e)
             hp_error("metadata budget too small for the profiler's tables (%llu MiB); profiling is off",
                      (unsigned long long)mib);
-        else if (e == ENOMEM && syscall(SYS_prlimit64, 0, RLIMIT_AS, NULL, &as) == 0 &&
-                 as.rlim_cur != RLIM_INFINITY)
+        else if (e == ENOMEM && as != UINT64_MAX)
             hp_error("cannot map the profiler's tables (%llu MiB) under the address-space limit of "
                      "%llu MiB (ulimit -v); profiling is off", (unsigned long long)mib,
-                     (unsigned long long)(as.rlim_cur >> 20));
+                     (unsigned long long)(as >> 20));
         else
             hp_error("cannot map the profiler's tables (%llu MiB, errno %d); profiling is off",
                      (unsigned long long)mib, e);

@@ -255,10 +255,10 @@ long hp_fd_high(long fd)
     if (fd < 0 || fd >= FD_HIGH_MIN || __atomic_load_n(&hp_sandboxed, __ATOMIC_RELAXED))
         return fd;
     int saved = errno;
-    struct rlimit rl;
     long min = FD_HIGH_MIN;
-    if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) == 0 && rl.rlim_cur / 4 * 3 < FD_HIGH_MIN)
-        min = (long)(rl.rlim_cur / 4 * 3);
+    uint64_t nofile = hp_soft_limit(RLIMIT_NOFILE);
+    if (nofile / 4 * 3 < FD_HIGH_MIN)
+        min = (long)(nofile / 4 * 3);
     if (min > fd + 1) { /* else already as high as it would go */
         long high = syscall(SYS_fcntl, (int)fd, F_DUPFD_CLOEXEC, (int)min);
         if (high >= 0) {
@@ -283,6 +283,17 @@ void hp_sleep_ns(long ns)
  * memory map, an object's build id) gets one above it, the soft limit raised towards the hard
  * one for that open only. The program keeps the limit it set; holding a descriptor of the
  * shim's below it from the start instead would have left the program one fewer. */
+uint64_t hp_soft_limit(int resource)
+{
+    int saved = errno;
+    struct rlimit rl;
+    uint64_t lim = UINT64_MAX;
+    if (syscall(SYS_prlimit64, 0, resource, NULL, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        lim = (uint64_t)rl.rlim_cur;
+    errno = saved;
+    return lim;
+}
+
 static long open_past_nofile(const char *path, int flags, int mode)
 {
     struct rlimit rl, raised;

@@ -36,6 +36,10 @@ int hp_parse_u64(const char *s, size_t len, uint64_t *out);
 size_t hp_vfmt(char *buf, size_t cap, const char *fmt, va_list ap);
 size_t hp_fmt(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* The soft limit of resource (RLIMIT_*) for this process: UINT64_MAX when unlimited or
+ * unknown. Keeps errno. */
+uint64_t hp_soft_limit(int resource);
+
 /* Write all of buf to fd, retrying on EINTR and short writes; keeps errno. */
 void hp_write_all(int fd, const void *buf, size_t len);
 /* The same for a message: to a pipe or socket whose reader has gone (`cmd 2>&1 | head`), the

@@ -541,6 +541,22 @@ START_TEST(test_vdso_sym)
 }
 END_TEST
 
+/* The soft limit as the process has it; UINT64_MAX for none. (The test runs in a fork of its
+ * own: the lowered limit goes with it.) */
+START_TEST(test_soft_limit)
+{
+    struct rlimit rl;
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &rl), 0);
+    ck_assert_uint_eq(hp_soft_limit(RLIMIT_FSIZE), rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : rl.rlim_cur);
+    rl.rlim_cur = 1 << 20;
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+    errno = 77;
+    ck_assert_uint_eq(hp_soft_limit(RLIMIT_FSIZE), 1 << 20);
+    ck_assert_int_eq(errno, 77);
+    ck_assert_uint_eq(hp_soft_limit(12345), UINT64_MAX); /* no such resource */
+}
+END_TEST
+
 /* ---------- signal guard ---------- */
 
 static int pipe_pending(void)
@@ -612,6 +628,7 @@ int main(void)
     Suite *s = suite_create("util");
     TCase *tc = tcase_create("util");
     tcase_add_test(tc, test_fmt_conversions);
+    tcase_add_test(tc, test_soft_limit);
     tcase_add_test(tc, test_sig_guard_takes_back);
     tcase_add_test(tc, test_sig_guard_keeps_programs);
     tcase_add_test(tc, test_note_fd);
