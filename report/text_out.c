@@ -67,6 +67,9 @@ static void hr_text_header(FILE *out, const struct hr_profile *p)
             pr->stack_depth);
 }
 
+/* "s" after a count other than one: "1 block", "0 blocks", "2 blocks". */
+static const char *hr_s(uint64_t n) { return n == 1 ? "" : "s"; }
+
 static void hr_text_totals(FILE *out, const struct hpf_summary *s)
 {
     char a[HR_BYTES_MAX], b[HR_BYTES_MAX];
@@ -74,15 +77,17 @@ static void hr_text_totals(FILE *out, const struct hpf_summary *s)
     fprintf(out, "  allocations  %" PRIu64 " (%s requested)\n", s->total_allocs,
             hr_format_bytes(a, s->total_bytes));
     fprintf(out, "  frees        %" PRIu64 "\n", s->total_frees);
-    fprintf(out, "  peak heap    %s in %" PRIu64 " blocks at %" PRIu64 " ms",
-            hr_format_bytes(a, s->peak_live_size), s->peak_live_count, s->peak_ms);
+    fprintf(out, "  peak heap    %s in %" PRIu64 " block%s at %" PRIu64 " ms",
+            hr_format_bytes(a, s->peak_live_size), s->peak_live_count, hr_s(s->peak_live_count),
+            s->peak_ms);
     if (s->peak_slack_bytes)
         fprintf(out, " (accurate to within %s)", hr_format_bytes(b, s->peak_slack_bytes));
-    fprintf(out, "\n  leaked       %s in %" PRIu64 " blocks still live at the dump\n",
-            hr_format_bytes(a, s->live_size), s->live_count);
-    fprintf(out, "  contexts     %" PRIu64 " (%" PRIu64 " allocations without context, %" PRIu64
-                 " stacks truncated, %" PRIu64 " evicted records)\n",
-            s->contexts, s->unprofiled_allocs, s->truncated_stacks, s->evicted_hibs);
+    fprintf(out, "\n  leaked       %s in %" PRIu64 " block%s still live at the dump\n",
+            hr_format_bytes(a, s->live_size), s->live_count, hr_s(s->live_count));
+    fprintf(out, "  contexts     %" PRIu64 " (%" PRIu64 " allocation%s without context, %" PRIu64
+                 " stack%s truncated, %" PRIu64 " evicted record%s)\n",
+            s->contexts, s->unprofiled_allocs, hr_s(s->unprofiled_allocs), s->truncated_stacks,
+            hr_s(s->truncated_stacks), s->evicted_hibs, hr_s(s->evicted_hibs));
     fprintf(out, "  bad frees    %" PRIu64 " foreign, %" PRIu64 " double\n", s->foreign_frees,
             s->double_frees);
     fprintf(out, "  metadata     %s of %s budget", hr_format_bytes(a, s->metadata_bytes),
@@ -127,8 +132,9 @@ static void hr_text_context(FILE *out, size_t rank, const struct hr_context *c,
     const struct hpf_live *l = &c->live;
     char a[HR_BYTES_MAX], b[HR_BYTES_MAX], m[HR_BYTES_MAX], x[HR_BYTES_MAX];
     int any = h->alloc_count > 0;
-    fprintf(out, "#%zu  context %" PRIu32 ": %" PRIu64 " allocations, %s (%.1f%% of all bytes)\n",
-            rank, c->context_id, h->alloc_count, hr_format_bytes(a, h->total_size),
+    fprintf(out, "#%zu  context %" PRIu32 ": %" PRIu64 " allocation%s, %s (%.1f%% of all bytes)\n",
+            rank, c->context_id, h->alloc_count, hr_s(h->alloc_count),
+            hr_format_bytes(a, h->total_size),
             hr_pct(h->total_size, sum->total_bytes));
     double avg = hr_avg(h->total_size, h->alloc_count);
     if (avg < 1024) /* small sizes keep their fraction: 12.5 B is worth seeing */
@@ -140,19 +146,19 @@ static void hr_text_context(FILE *out, size_t rank, const struct hr_context *c,
     fprintf(out, "    lifetime   min %" PRIu64 " ms, avg %.1f ms, max %" PRIu64 " ms\n",
             any ? h->min_lifetime_ms : 0, hr_avg(h->total_lifetime_ms, h->alloc_count),
             h->max_lifetime_ms);
-    fprintf(out, "    leaked     %" PRIu64 " blocks, %s (own max %" PRIu64 " blocks, %s)\n",
-            l->live_count, hr_format_bytes(a, l->live_size), l->max_live_count,
-            hr_format_bytes(b, l->max_live_size));
-    fprintf(out, "    at peak    %" PRIu64 " blocks, %s (%.1f%% of the peak heap)\n",
-            l->peak_live_count, hr_format_bytes(a, l->peak_live_size),
+    fprintf(out, "    leaked     %" PRIu64 " block%s, %s (own max %" PRIu64 " block%s, %s)\n",
+            l->live_count, hr_s(l->live_count), hr_format_bytes(a, l->live_size),
+            l->max_live_count, hr_s(l->max_live_count), hr_format_bytes(b, l->max_live_size));
+    fprintf(out, "    at peak    %" PRIu64 " block%s, %s (%.1f%% of the peak heap)\n",
+            l->peak_live_count, hr_s(l->peak_live_count), hr_format_bytes(a, l->peak_live_size),
             hr_pct(l->peak_live_size, sum->peak_live_size));
     fprintf(out, "    allocated  from %" PRIu64 " ms to %" PRIu64 " ms\n", l->first_alloc_ms,
             l->last_alloc_ms);
     fprintf(out,
             "    cpus       %" PRIu32 " migrated, %" PRIu32 " same alloc cpu, %" PRIu32
-            " same free cpu, %" PRIu32 " lifetime overlaps\n",
+            " same free cpu, %" PRIu32 " lifetime overlap%s\n",
             h->num_migrated_cpu, h->num_same_alloc_cpu, h->num_same_dealloc_cpu,
-            h->num_lifetime_overlaps);
+            h->num_lifetime_overlaps, hr_s(h->num_lifetime_overlaps));
     if (!c->depth)
         fputs("    stack      (none recorded)\n", out);
     else

@@ -82,6 +82,45 @@ START_TEST(usage_errors)
 }
 END_TEST
 
+/* Counts of one read "1 block", "1 allocation" (the sample has none). */
+START_TEST(text_singular)
+{
+    static const char *const argv[] = {"./one"};
+    struct hpf_process pr = {.pid = 7, .ppid = 1, .dump_ms = 10, .dump_reason = HPF_DUMP_EXIT,
+                             .unwinder = HPF_UNWIND_FP, .stack_depth = 64, .argc = 1};
+    struct ht_buf b = {0};
+    ht_file_header(&b);
+    ht_process(&b, &pr, "glibc", "/usr/bin/one", argv);
+    struct hpf_summary s = {.total_allocs = 1, .total_bytes = 64, .live_count = 1, .live_size = 64,
+                            .peak_live_size = 64, .peak_live_count = 1, .peak_ms = 5,
+                            .contexts = 1, .unprofiled_allocs = 1, .truncated_stacks = 1,
+                            .evicted_hibs = 1};
+    ht_record(&b, HPF_REC_SUMMARY, &s, sizeof s);
+    uint64_t pcs[] = {0x401000};
+    ht_stack(&b, 1, pcs, 1);
+    struct hpf_hib h = {.context_id = 1, .alloc_count = 1, .total_size = 64, .min_size = 64,
+                        .max_size = 64, .num_lifetime_overlaps = 1};
+    ht_record(&b, HPF_REC_HIB, &h, sizeof h);
+    struct hpf_live l = {.context_id = 1, .allocs = 1, .bytes = 64, .live_count = 1,
+                         .live_size = 64, .max_live_count = 1, .max_live_size = 64,
+                         .peak_live_count = 1, .peak_live_size = 64};
+    ht_record(&b, HPF_REC_LIVE, &l, sizeof l);
+    ht_end(&b);
+    char *path = ht_tmpfile(b.data, b.len);
+    free(b.data);
+    ck_assert_int_eq(run(path, NULL), 0);
+    ck_assert(strstr(out_text, "peak heap    64 B in 1 block at 5 ms\n"));
+    ck_assert(strstr(out_text, "leaked       64 B in 1 block still live"));
+    ck_assert(strstr(out_text, "(1 allocation without context, 1 stack truncated, 1 evicted record)"));
+    ck_assert(strstr(out_text, "context 1: 1 allocation, 64 B"));
+    ck_assert(strstr(out_text, "leaked     1 block, 64 B (own max 1 block, 64 B)"));
+    ck_assert(strstr(out_text, "at peak    1 block, 64 B"));
+    ck_assert(strstr(out_text, "same free cpu, 1 lifetime overlap\n"));
+    unlink(path);
+    free(path);
+}
+END_TEST
+
 START_TEST(text_report)
 {
     char *path = sample_file();
@@ -190,6 +229,7 @@ int main(void)
     tcase_add_test(tc, help_and_version);
     tcase_add_test(tc, usage_errors);
     tcase_add_test(tc, text_report);
+    tcase_add_test(tc, text_singular);
     tcase_add_test(tc, json_and_output_file);
     tcase_add_test(tc, bad_profiles);
     suite_add_tcase(s, tc);
