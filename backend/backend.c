@@ -103,21 +103,14 @@ void hp_object_name(const void *fn, char *out, size_t cap)
         hp_strlcpy(out, name, cap);
 }
 
-/* Whether the allocator's aligned_alloc (aa, may be NULL) rejects alignments that are not
- * powers of two, and the name of the object holding fn, for messages. The allocator is not
- * asked now: a debugging allocator aborts on such an alignment (gperftools'
+/* The allocator's aligned_alloc (aa, may be NULL), and the name of the object holding fn, for
+ * messages. Whether aligned_alloc refuses alignments that are not powers of two is not asked
+ * now: a debugging allocator aborts on such an alignment (gperftools'
  * libtcmalloc_minimal_debug: "Check failed: ... must be power of two"), which only the
- * program's own call may lead to; memalign.c asks at the first. An allocator that comes before
- * the shim is the program's own and may be anything (chromium's PartitionAlloc traps on such an
- * alignment; its aligned_alloc now leads to the shim anyway): the shim's aligned_alloc is
- * strict, as C11 has it. */
+ * program's own call may lead to; memalign.c asks the program's own calls. */
 static void finish_backend(void *aa, void *fn)
 {
     hp_be.aligned_alloc = (void *(*)(size_t, size_t))aa;
-    if (hp_be.in_front)
-        hp_be.aligned_alloc_strict = 1;
-    else
-        hp_be.aligned_alloc_strict = aa ? -1 : 0;
     hp_object_name(fn, hp_be.object, sizeof hp_be.object);
 }
 
@@ -144,7 +137,7 @@ static int use_patched(void)
         hp_error("the patched allocator has no malloc or free");
         return -1;
     }
-    finish_backend(NULL, in_use); /* not asked: see finish_backend */
+    finish_backend(hp_patch_original("aligned_alloc"), in_use);
     hp_info("patched %d entry points of %s, the allocator that comes before the shim",
             hp_patch_count(), hp_be.object);
     return 0;

@@ -29,10 +29,8 @@ struct hp_backend {
     void *(*rallocx)(void *, size_t, int);
     size_t (*xallocx)(void *, size_t, size_t, int);
     void (*dallocx)(void *, int);
-    /* aligned_alloc rejects alignments that are not powers of two (C11/glibc >= 2.38): 1 yes,
-     * 0 no (it rounds them up, as glibc 2.36 does), -1 not known yet: the backend's own
-     * aligned_alloc (below) is asked when the program first passes such an alignment. */
-    int aligned_alloc_strict;
+    /* Its aligned_alloc, asked whether it refuses an alignment that is not a power of two
+     * when the program passes one (memalign.c); NULL if it has none. */
     void *(*aligned_alloc)(size_t, size_t);
     /* Where malloc came from, for messages. */
     char object[256];

@@ -1,6 +1,8 @@
-/* The aligned allocation entry points. Their argument rules follow glibc's memalign
- * (non-power-of-two alignments round up) unless the backend's aligned_alloc is strict C11, in
- * which case aligned_alloc is strict too. */
+/* The aligned allocation entry points. An alignment that is 0 or not a power of two gets the
+ * answer the allocator under the shim gives (its memalign or aligned_alloc is asked: glibc
+ * 2.36 rounds such alignments up and takes 0 as malloc, jemalloc refuses them, mimalloc
+ * refuses some by size, C11-strict aligned_allocs refuse them); a block is then made by the
+ * shim with the alignment rounded up. */
 #include "hp.h"
 #include "backend.h"
 
@@ -9,7 +11,46 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+/* Would the allocator refuse this call of its memalign or aligned_alloc (fn), whose alignment
+ * is 0 or not a power of two? glibc 2.36 takes such alignments (0 as malloc, the others rounded
+ * up); jemalloc refuses them; mimalloc refuses 0 or not depending on the size; C11-strict
+ * aligned_allocs refuse them. So the allocator is asked the program's own question (such calls
+ * are rare): a refusal is the answer, with the errno the allocator set (one that aborts on it
+ * does so where it would without the shim); a block is given back and the shim makes its own.
+ * An allocator in front of the shim is asked too (its original code): that is the call the
+ * program made. */
+static HP_COLD int backend_refuses(void *(*fn)(size_t, size_t), size_t align, size_t size)
+{
+    int saved = errno;
+    errno = 0;
+    void *r = fn(align, size);
+    if (r) {
+        hp_be.free(r);
+        errno = saved;
+        return 0;
+    }
+    if (!errno)
+        errno = saved;
+    return 1;
+}
+
+/* May the allocator be asked (backend_refuses)? Not before init, nor one in front of the shim
+ * that the shim only forwards to (Chromium's PartitionAlloc, which traps on such alignments: the
+ * program's calls reach it directly, and what reaches the shim's entry points it is not asked;
+ * glibc's rules for memalign there, C11's for aligned_alloc). */
+static int may_ask(void) { return hp_ready() && !(hp_be.in_front && hp_passthrough); }
+
+static void *aligned_core(size_t align, size_t size);
+
 static void *memalign_impl(size_t align, size_t size)
+{
+    if (HP_UNLIKELY(!hp_is_pow2(align)) && may_ask() && hp_be.memalign &&
+        backend_refuses(hp_be.memalign, align, size))
+        return NULL;
+    return aligned_core(align, size);
+}
+
+static void *aligned_core(size_t align, size_t size)
 {
     if (align <= 16)
         return hp_alloc(size, 0, 0);
@@ -38,33 +79,21 @@ HP_EXPORT void *__libc_memalign(size_t align, size_t size)
     return memalign_impl(align, size);
 }
 
-/* Does the backend's aligned_alloc reject an alignment that is not a power of two? Asked with
- * the program's own first such alignment, so an allocator that aborts on it (a debugging one)
- * does so only where it would without the shim. */
-static HP_COLD int strict_aligned_alloc(size_t align)
-{
-    int strict = __atomic_load_n(&hp_be.aligned_alloc_strict, __ATOMIC_RELAXED);
-    if (strict >= 0)
-        return strict;
-    int saved = errno;
-    /* A size that is a multiple of the alignment, so a C11-strict allocator objects to the
-     * alignment or not at all. */
-    void *r = hp_be.aligned_alloc(align, align <= 65536 ? align : 16);
-    errno = saved;
-    strict = r == NULL;
-    if (r)
-        hp_be.free(r);
-    __atomic_store_n(&hp_be.aligned_alloc_strict, strict, __ATOMIC_RELAXED);
-    return strict;
-}
-
+/* aligned_alloc's own rules, whatever memalign's are: the allocator's aligned_alloc is asked
+ * (backend_refuses); without one to ask, C11's when an allocator of the program's is in front
+ * of the shim, glibc's otherwise. */
 HP_EXPORT void *aligned_alloc(size_t align, size_t size)
 {
-    if (hp_ready() && !hp_is_pow2(align) && strict_aligned_alloc(align)) {
-        errno = EINVAL;
-        return NULL;
+    if (HP_UNLIKELY(!hp_is_pow2(align)) && hp_ready()) {
+        if (hp_be.aligned_alloc && may_ask()) {
+            if (backend_refuses(hp_be.aligned_alloc, align, size))
+                return NULL;
+        } else if (hp_be.in_front) {
+            errno = EINVAL;
+            return NULL;
+        }
     }
-    return memalign_impl(align, size);
+    return aligned_core(align, size);
 }
 
 static int posix_memalign_impl(void **out, size_t align, size_t size);

@@ -232,6 +232,33 @@ preload_test() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# Where allocators answer differently (t_alignargs: memalign with an alignment of 0 or not a power
+# of two), the shim must answer as the allocator under it does without the shim: each order of
+# preloading against the allocator alone, not against glibc.
+rules_test() {
+    local alloc=$1 label=$2 prog=$3 name
+    local bin=$PROGS/gcc/$prog w=$TMP/rules.$label.$prog
+    for order in first second; do
+        name="rules/$label-$order/$prog"
+        wanted "$name" || continue
+        if [ ! -f "$alloc" ]; then
+            skip "$name" "$alloc not installed"
+            continue
+        fi
+        have_shim "$name" || continue
+        have_prog "$name" "$bin" || continue
+        [ -d "$w.alone" ] || run "$w.alone" "$alloc" $PROG_TIMEOUT "$bin"
+        if [ $order = first ]; then
+            run "$w.$order" "$alloc $SHIM" $PROG_TIMEOUT "$bin"
+            compare "$name" "$w.alone" "$w.$order" "LD_PRELOAD=\"$label shim\" against $label alone"
+        else
+            run "$w.$order" "$SHIM $alloc" $PROG_TIMEOUT "$bin"
+            compare "$name" "$w.alone" "$w.$order" "LD_PRELOAD=\"shim $label\" against $label alone"
+        fi
+    done
+}
+
+# ---------------------------------------------------------------------------------------------
 # Exported symbols: nm -D --defined-only must list exactly the global: names of the version script.
 exports_test() {
     local name=exports
@@ -379,6 +406,9 @@ for prog in t_libc t_stl t_first_race t_fork t_realloc t_late_free t_threads \
     preload_test "$TCMALLOC" tcmalloc $prog
     preload_test "$MIMALLOC" mimalloc $prog
 done
+rules_test "$JEMALLOC" jemalloc t_alignargs
+rules_test "$TCMALLOC" tcmalloc t_alignargs
+rules_test "$MIMALLOC" mimalloc t_alignargs
 # Every real program on jemalloc, preloaded before the shim (patched) and after it.
 for script in "$ROOT"/test/integration/real/*.sh; do
     base=${script##*/}

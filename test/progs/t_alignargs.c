@@ -1,0 +1,55 @@
+/* memalign and aligned_alloc with alignments allocators disagree on (0, not a power of two):
+ * glibc 2.36 takes them (0 as malloc, the others rounded up), jemalloc refuses them, mimalloc
+ * refuses 0 or not depending on the size. Outcomes are printed, not judged: the runner
+ * compares them under the shim with those of the same allocator without it (rules_test in
+ * test/integration/run.sh), where the shim must answer as the allocator does. */
+#include <errno.h>
+#include <malloc.h>
+#include <stdint.h>
+#include "testutil.h"
+
+/* volatile pointers: keep the compiler's knowledge of these functions out of the errno checks */
+static void *(*volatile memalign_)(size_t, size_t) = memalign;
+static void *(*volatile aligned_alloc_)(size_t, size_t) = aligned_alloc;
+
+static const char *errno_name(int e)
+{
+    switch (e) {
+    case 0: return "unchanged";
+    case EINVAL: return "EINVAL";
+    case ENOMEM: return "ENOMEM";
+    default: return "other";
+    }
+}
+
+int main(void)
+{
+    static const struct { size_t align, size; } cases[] = {
+        {0, 16}, {0, 10}, {0, 0}, {0, 100}, {3, 16}, {3, 100}, {24, 48}, {48, 100},
+        {100, 1000}, {1, 0}, {8, 24}, {64, 100}, {4096, 10},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t a = cases[i].align, n = cases[i].size;
+        errno = 0;
+        void *volatile p = memalign_(a, n);
+        printf("memalign(%zu, %zu): %s", a, n, p ? "block" : "NULL");
+        if (!p)
+            printf(", errno %s", errno_name(errno));
+        putchar('\n');
+        if (p) {
+            memset(p, 0x5a, n);
+            free(p);
+        }
+        errno = 0;
+        p = aligned_alloc_(a, n);
+        printf("aligned_alloc(%zu, %zu): %s", a, n, p ? "block" : "NULL");
+        if (!p)
+            printf(", errno %s", errno_name(errno));
+        putchar('\n');
+        if (p) {
+            memset(p, 0x5a, n);
+            free(p);
+        }
+    }
+    return 0;
+}
