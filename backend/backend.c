@@ -6,6 +6,7 @@
 #include "patch.h"
 
 #include <dlfcn.h>
+#include <gnu/libc-version.h>
 #include <link.h>
 
 struct hp_backend hp_be;
@@ -111,6 +112,11 @@ void hp_object_name(const void *fn, char *out, size_t cap)
 static void finish_backend(void *aa, void *fn)
 {
     hp_be.aligned_alloc = (void *(*)(size_t, size_t))aa;
+    /* glibc's memalign takes every alignment up to SIZE_MAX / 2 + 1 (0 as malloc, the others
+     * rounded up): its answer is known without asking. (Known by its object, not by the
+     * __libc_memalign name: mimalloc defines that too.) */
+    hp_be.memalign_takes_any = hp_be.memalign && hp_object_start((const void *)hp_be.memalign) ==
+                                                     hp_object_start((const void *)gnu_get_libc_version);
     hp_object_name(fn, hp_be.object, sizeof hp_be.object);
 }
 

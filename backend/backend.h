@@ -32,6 +32,9 @@ struct hp_backend {
     /* Its aligned_alloc, asked whether it refuses an alignment that is not a power of two
      * when the program passes one (memalign.c); NULL if it has none. */
     void *(*aligned_alloc)(size_t, size_t);
+    /* Its memalign is glibc's, which takes an alignment of 0 or one that is not a power of two
+     * (memalign.c need not ask it). */
+    int memalign_takes_any;
     /* Where malloc came from, for messages. */
     char object[256];
     /* An allocator after the shim that programs would reach and the backend passes by

@@ -45,7 +45,7 @@ static void *aligned_core(size_t align, size_t size);
 static void *memalign_impl(size_t align, size_t size)
 {
     if (HP_UNLIKELY(!hp_is_pow2(align)) && may_ask() && hp_be.memalign &&
-        backend_refuses(hp_be.memalign, align, size))
+        !hp_be.memalign_takes_any && backend_refuses(hp_be.memalign, align, size))
         return NULL;
     return aligned_core(align, size);
 }
