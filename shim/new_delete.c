@@ -5,6 +5,7 @@
 #include "hp.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <stddef.h>
 
 typedef void (*new_handler_t)(void);
@@ -26,6 +27,24 @@ __attribute__((noreturn)) static void throw_bad_alloc(void)
     __builtin_trap();
 }
 
+/* The C++ runtime's own definition of sym: the one in the object that defines
+ * std::get_new_handler (libstdc++, libc++) or its dependencies, not the next definition after
+ * the shim, which may be a preloaded allocator's (tcmalloc and mimalloc define operator new:
+ * mimalloc's nothrow form never calls the new_handler, and a block either one made would carry
+ * no header). */
+static void *runtime_sym(const char *sym)
+{
+    void *get = dlsym(RTLD_DEFAULT, "_ZSt15get_new_handlerv");
+    struct dl_find_object fo;
+    if (!get || _dl_find_object(get, &fo) != 0 || !fo.dlfo_link_map ||
+        !fo.dlfo_link_map->l_name || !fo.dlfo_link_map->l_name[0])
+        return NULL; /* in no object, or in the program itself (a static C++ runtime) */
+    /* A handle for it (the link map itself is not one: a library loaded at start has no
+     * search list until dlopen makes one). It stays open: the runtime is never unloaded. */
+    void *h = dlopen(fo.dlfo_link_map->l_name, RTLD_LAZY | RTLD_NOLOAD);
+    return h ? dlsym(h, sym) : NULL;
+}
+
 /* A nothrow new whose first attempt failed: let the C++ runtime's own nothrow operator new
  * retry. It calls the throwing operator new (the shim's) inside a try block, so a new_handler
  * that throws ends in nullptr as the standard says, which C cannot do itself. */
@@ -36,12 +55,12 @@ static void *nothrow_retry(size_t size, size_t align)
     static const char tag = 0; /* stands for std::nothrow: the runtime never reads it */
     if (!align) {
         if (!plain)
-            plain = (void *(*)(size_t, const void *))dlsym(RTLD_NEXT, "_ZnwmRKSt9nothrow_t");
+            plain = (void *(*)(size_t, const void *))runtime_sym("_ZnwmRKSt9nothrow_t");
         return plain ? plain(size, &tag) : (void *)-1;
     }
     if (!aligned)
-        aligned = (void *(*)(size_t, size_t, const void *))dlsym(RTLD_NEXT,
-                                                                  "_ZnwmSt11align_val_tRKSt9nothrow_t");
+        aligned = (void *(*)(size_t, size_t, const void *))runtime_sym(
+            "_ZnwmSt11align_val_tRKSt9nothrow_t");
     return aligned ? aligned(size, align, &tag) : (void *)-1;
 }
 

@@ -259,6 +259,27 @@ rules_test() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# What the shim itself defines whatever allocator is under it (C++ operator new: the standard's
+# new_handler loop, nullptr from the nothrow forms; t_new_delete): with the allocator preloaded
+# after the shim, as its backend, the program must behave as it does bare on glibc, even where
+# the allocator alone behaves otherwise (mimalloc's nothrow new never calls the new_handler).
+over_test() {
+    local alloc=$1 label=$2 prog=$3 name
+    local bin=$PROGS/gcc/$prog w=$TMP/over.$label.$prog
+    name="over/$label/$prog"
+    wanted "$name" || return 0
+    if [ ! -f "$alloc" ]; then
+        skip "$name" "$alloc not installed"
+        return 0
+    fi
+    have_shim "$name" || return 0
+    have_prog "$name" "$bin" || return 0
+    [ -d "$TMP/over.bare.$prog" ] || run "$TMP/over.bare.$prog" "" $PROG_TIMEOUT "$bin"
+    run "$w" "$SHIM $alloc" $PROG_TIMEOUT "$bin"
+    compare "$name" "$TMP/over.bare.$prog" "$w" "LD_PRELOAD=\"shim $label\""
+}
+
+# ---------------------------------------------------------------------------------------------
 # Exported symbols: nm -D --defined-only must list exactly the global: names of the version script.
 exports_test() {
     local name=exports
@@ -409,6 +430,9 @@ done
 rules_test "$JEMALLOC" jemalloc t_alignargs
 rules_test "$TCMALLOC" tcmalloc t_alignargs
 rules_test "$MIMALLOC" mimalloc t_alignargs
+over_test "$JEMALLOC" jemalloc t_new_delete
+over_test "$TCMALLOC" tcmalloc t_new_delete
+over_test "$MIMALLOC" mimalloc t_new_delete
 # Every real program on jemalloc, preloaded before the shim (patched) and after it.
 for script in "$ROOT"/test/integration/real/*.sh; do
     base=${script##*/}
