@@ -233,8 +233,8 @@ preload_test() {
 
 # ---------------------------------------------------------------------------------------------
 # Where allocators answer differently (t_alignargs: memalign with an alignment of 0 or not a power
-# of two), the shim must answer as the allocator under it does without the shim: each order of
-# preloading against the allocator alone, not against glibc.
+# of two; t_zero: realloc(p, 0)), the shim must answer as the allocator under it does without the
+# shim: each order of preloading against the allocator alone, not against glibc.
 rules_test() {
     local alloc=$1 label=$2 prog=$3 name
     local bin=$PROGS/gcc/$prog w=$TMP/rules.$label.$prog
@@ -430,6 +430,9 @@ done
 rules_test "$JEMALLOC" jemalloc t_alignargs
 rules_test "$TCMALLOC" tcmalloc t_alignargs
 rules_test "$MIMALLOC" mimalloc t_alignargs
+rules_test "$JEMALLOC" jemalloc t_zero
+rules_test "$TCMALLOC" tcmalloc t_zero
+rules_test "$MIMALLOC" mimalloc t_zero
 over_test "$JEMALLOC" jemalloc t_new_delete
 over_test "$TCMALLOC" tcmalloc t_new_delete
 over_test "$MIMALLOC" mimalloc t_new_delete
