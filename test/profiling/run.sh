@@ -1384,6 +1384,23 @@ run_refused heapprof-run-refuses-32-bit "is a 32-bit x86-64 ELF file but .* is a
 cp "$out/gcc/sites" "$tmp/refuse/arm" && printf '\267' |
     dd of="$tmp/refuse/arm" bs=1 seek=18 conv=notrunc 2>/dev/null
 run_refused heapprof-run-refuses-other-machine "is a 64-bit aarch64 ELF file but" "$tmp/refuse/arm"
+# An -o whose directory does not exist: every process would run unprofiled, saying so.
+run_refused heapprof-run-refuses-missing-output-dir "-o $tmp/no-such-dir/p.hpf: directory $tmp/no-such-dir does not exist" \
+    -o "$tmp/no-such-dir/p.hpf" "$out/gcc/sites"
+# What exec cannot run: one line of heapprof-run's, and a shell's status for it (126).
+mkdir -p "$tmp/refuse/adir"
+cp "$out/gcc/sites" "$tmp/refuse/noexec" && chmod 644 "$tmp/refuse/noexec"
+for what in "adir:is a directory" "noexec:permission denied (not executable)"; do
+    f=${what%%:*} msg=${what#*:}
+    name=heapprof-run-cannot-run-$f
+    "$top/scripts/heapprof-run" -q -o "$tmp/cr.%p.hpf" "$tmp/refuse/$f" >/dev/null 2>"$tmp/$name.err"
+    rc=$?
+    if [ $rc -eq 126 ] && [ "$(cat "$tmp/$name.err")" = "heapprof-run: $tmp/refuse/$f: $msg" ]; then
+        ok "$name"
+    else
+        bad "$name" "rc=$rc, stderr: $(head -c 300 "$tmp/$name.err")"
+    fi
+done
 if [ "$(id -u)" = 0 ]; then
     # Root running a program setuid to another user changes its effective id: no preload.
     cp "$out/gcc/sites" "$tmp/refuse/suid" && chown 65534 "$tmp/refuse/suid" && chmod 4755 "$tmp/refuse/suid"
