@@ -2,6 +2,9 @@
 #include "options.h"
 #include "util.h"
 
+#include <signal.h>
+#include <string.h>
+
 struct hp_options hp_opt;
 
 enum { K_BOOL, K_INT, K_STR };
@@ -46,6 +49,49 @@ static void set_default(struct hp_options *o, const struct opt_row *r)
         hp_strlcpy(base, r->def_str, HP_OPT_STR_MAX);
 }
 
+static int lower(int c) { return c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c; }
+
+/* Do the n bytes at a spell the string b, letter case aside? */
+static int same_name(const char *a, size_t n, const char *b)
+{
+    size_t i = 0;
+    for (; i < n && b[i]; i++)
+        if (lower((unsigned char)a[i]) != lower((unsigned char)b[i]))
+            return 0;
+    return i == n && !b[i];
+}
+
+/* A signal by name, as kill(1) takes it: USR2, SIGUSR2, usr2; RTMIN, RTMIN+N, RTMAX-N. */
+static int parse_signal(const char *v, size_t n, uint64_t *out)
+{
+    if (n > 3 && same_name(v, 3, "SIG")) {
+        v += 3;
+        n -= 3;
+    }
+    for (int s = 1; s < 65; s++) {
+        const char *name = sigabbrev_np(s); /* a static table: no allocation, no lock */
+        if (name && same_name(v, n, name)) {
+            *out = (uint64_t)s;
+            return 0;
+        }
+    }
+    int base = 0, sign = 0;
+    if (n >= 5 && same_name(v, 5, "RTMIN"))
+        base = SIGRTMIN, sign = 1;
+    else if (n >= 5 && same_name(v, 5, "RTMAX"))
+        base = SIGRTMAX, sign = -1;
+    else
+        return -1;
+    uint64_t k = 0;
+    if (n > 5 && (v[5] != (sign > 0 ? '+' : '-') || hp_parse_u64(v + 6, n - 6, &k) != 0 || k > 64))
+        return -1;
+    int64_t s = base + sign * (int64_t)k;
+    if (s < SIGRTMIN || s > SIGRTMAX)
+        return -1;
+    *out = (uint64_t)s;
+    return 0;
+}
+
 static int apply(struct hp_options *o, const char *key, size_t klen, const char *val, size_t vlen)
 {
     for (size_t i = 0; i < NROWS; i++) {
@@ -69,7 +115,9 @@ static int apply(struct hp_options *o, const char *key, size_t klen, const char 
         else if (r->kind == K_BOOL && ((vlen == 5 && !hp_strncmp(val, "false", 5)) ||
                                        (vlen == 2 && !hp_strncmp(val, "no", 2))))
             v = 0;
-        else if (hp_parse_u64(val, vlen, &v) != 0 || (r->kind == K_BOOL && v > 1)) {
+        else if ((hp_parse_u64(val, vlen, &v) != 0 &&
+                  !(base == (char *)&o->dump_signal && parse_signal(val, vlen, &v) == 0)) ||
+                 (r->kind == K_BOOL && v > 1)) {
             char tmp[64];
             size_t n = vlen < sizeof tmp - 1 ? vlen : sizeof tmp - 1;
             hp_memcpy(tmp, val, n);
@@ -124,7 +172,11 @@ int hp_options_parse(struct hp_options *o, const char *spec)
             while (eq < end && *eq != '=')
                 eq++;
             if (eq == end) {
-                hp_warn("option '%s' has no '=value' part", p);
+                char tmp[64];
+                size_t n = (size_t)(end - p) < sizeof tmp - 1 ? (size_t)(end - p) : sizeof tmp - 1;
+                hp_memcpy(tmp, p, n);
+                tmp[n] = 0;
+                hp_warn("option '%s' has no '=value' part", tmp);
                 problems++;
             } else {
                 problems += apply(o, p, (size_t)(eq - p), eq + 1, (size_t)(end - eq - 1));
@@ -146,6 +198,17 @@ int hp_options_parse(struct hp_options *o, const char *spec)
     if (o->dump_signal >= 65) {
         hp_warn("option dump_signal=%llu is not a signal number (1..64): no dump signal",
                 (unsigned long long)o->dump_signal);
+        o->dump_signal = 0;
+        problems++;
+    }
+    /* A fault's signal comes back as soon as its handler returns (the faulting instruction runs
+     * again): a dump handler there would write dumps for ever instead of letting the program
+     * die. */
+    uint64_t ds = o->dump_signal;
+    if (ds == SIGSEGV || ds == SIGBUS || ds == SIGILL || ds == SIGFPE || ds == SIGTRAP || ds == SIGSYS) {
+        hp_warn("option dump_signal=%llu (SIG%s) is a fault's signal, which returns as soon as its "
+                "handler does: no dump signal (dump_on_kill writes the profile when it ends the "
+                "process)", (unsigned long long)ds, sigabbrev_np((int)ds));
         o->dump_signal = 0;
         problems++;
     }

@@ -427,6 +427,25 @@ for sig in ABRT SEGV RERAISE RESETHAND SYSV; do
     killed_result "$name" $sig $? killed_early
 done
 
+# dump_signal naming a fault's signal: refused in one line (a dump handler returning from a
+# fault runs again at once: a crashing program wrote dumps for ever, 16,000 in 5 s), so the
+# crash still ends the process with its exit profile and no numbered dumps.
+for sig in SEGV 11; do
+    name=dump-signal-fault-$sig
+    rm -rf "$tmp/$name"
+    mkdir -p "$tmp/$name"
+    (ulimit -c 0; exec timeout -s KILL 20 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:dump_signal=$sig" \
+        LD_PRELOAD="$shim" "$out/gcc/killed" SEGV) >"$tmp/$name.out" 2>"$tmp/$name.err"
+    st=$?
+    if [ "$(grep -c '^heapprof: option dump_signal=11 (SIGSEGV) is a fault' "$tmp/$name.err")" != 1 ]; then
+        bad "$name" "expected one warning: $(head -c 300 "$tmp/$name.err")"
+    elif ls "$tmp/$name" | grep -q '\.hpf\.[0-9]'; then
+        bad "$name" "$(ls "$tmp/$name" | grep -c '\.hpf\.[0-9]') numbered dumps"
+    else
+        killed_result "$name" SEGV $st killed_early
+    fi
+done
+
 # A vfork child killed while it allocates leaves its parent's profiling intact.
 gcc -O1 -g -pthread -o "$out/gcc/vfork_kill" test/profiling/vfork_kill.c
 name=vfork-kill

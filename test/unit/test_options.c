@@ -6,6 +6,7 @@
 #include "util.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -257,6 +258,38 @@ START_TEST(test_clamps)
 }
 END_TEST
 
+/* dump_signal by name, as kill(1) takes it; never a fault's signal (its handler returning would
+ * bring it back at once: a crashing program wrote dumps for ever). */
+START_TEST(test_dump_signal_names)
+{
+    static const struct { const char *spec; int want; } ok[] = {
+        {"dump_signal=USR2", SIGUSR2}, {"dump_signal=SIGUSR1", SIGUSR1}, {"dump_signal=usr2", SIGUSR2},
+        {"dump_signal=sigHup", SIGHUP}, {"dump_signal=12", SIGUSR2},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        ck_assert_msg(parse(ok[i].spec) == 0, "%s: problems", ok[i].spec);
+        ck_assert_msg(o.dump_signal == (uint64_t)ok[i].want, "%s: %llu", ok[i].spec,
+                      (unsigned long long)o.dump_signal);
+    }
+    ck_assert_int_eq(parse("dump_signal=RTMIN"), 0);
+    ck_assert_uint_eq(o.dump_signal, (uint64_t)SIGRTMIN);
+    ck_assert_int_eq(parse("dump_signal=RTMIN+3"), 0);
+    ck_assert_uint_eq(o.dump_signal, (uint64_t)SIGRTMIN + 3);
+    ck_assert_int_eq(parse("dump_signal=SIGRTMAX-2"), 0);
+    ck_assert_uint_eq(o.dump_signal, (uint64_t)SIGRTMAX - 2);
+    static const char *const bad[] = {
+        "dump_signal=RTMIN+99", "dump_signal=RTMIN-1", "dump_signal=RTMAX+1", "dump_signal=SIG",
+        "dump_signal=USR", "dump_signal=USR22", "dump_signal=SEGV", "dump_signal=11",
+        "dump_signal=SIGBUS", "dump_signal=8", "dump_signal=ILL", "dump_signal=TRAP",
+        "dump_signal=SYS",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_msg(parse(bad[i]) == 1, "%s: not one problem", bad[i]);
+        ck_assert_msg(o.dump_signal == 0, "%s: %llu", bad[i], (unsigned long long)o.dump_signal);
+    }
+}
+END_TEST
+
 /* hib_table_size is brought under 2^30 before hp_round_pow2 (which never returns above 2^63). */
 START_TEST(test_huge_table_size_terminates)
 {
@@ -332,6 +365,7 @@ START_TEST(test_warning_text)
     dup2(p[1], 2);
     hp_opt.verbosity = 1;
     int probs = parse("nosuch=1:stack_depth=zz:verbosity");
+    int mid = parse("bare:verbosity=1");
     int ranges = parse("stack_depth=1000:dump_signal=99:metadata_budget_mb=0:thread_cache_size=100:"
                        "hib_table_size=1:thread_cache_size=1");
     hp_opt.verbosity = 0;
@@ -347,6 +381,9 @@ START_TEST(test_warning_text)
     ck_assert_msg(strstr(out, "heapprof: unknown option 'nosuch'") != NULL, "got: %s", out);
     ck_assert_msg(strstr(out, "stack_depth: bad value 'zz'") != NULL, "got: %s", out);
     ck_assert_msg(strstr(out, "'verbosity' has no '=value' part") != NULL, "got: %s", out);
+    /* the item alone, not the rest of the string after it */
+    ck_assert_int_eq(mid, 1);
+    ck_assert_msg(strstr(out, "option 'bare' has no '=value' part\n") != NULL, "got: %s", out);
     ck_assert_msg(strstr(out, "nosuch2") == NULL, "warned at verbosity 0: %s", out);
     /* Out of range: said, with what is used instead; a power-of-two rounding or a table raised
      * to its smallest size is not a problem. */
@@ -368,6 +405,7 @@ int main(void)
     TCase *tc = tcase_create("options");
     tcase_add_test(tc, test_defaults);
     tcase_add_test(tc, test_basic_pairs);
+    tcase_add_test(tc, test_dump_signal_names);
     tcase_add_test(tc, test_separators);
     tcase_add_test(tc, test_problems_counted);
     tcase_add_test(tc, test_bad_numbers);
