@@ -1344,6 +1344,22 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     errno = saved;
 }
 
+static int dump_signal_installed;
+
+/* The program gives dump_signal a disposition of its own (handler, SIG_IGN, SIG_DFL), which
+ * replaces the shim's: that signal writes no dumps from then on. Said once, as the user asked
+ * for them. h: the new handler (sa_handler or sa_sigaction, the same word). */
+void hp_dump_signal_taken(int sig, void *h)
+{
+    static int said;
+    if (!dump_signal_installed || sig != (int)hp_opt.dump_signal || h == (void *)on_signal ||
+        __atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+        return;
+    hp_warn("the program set its own disposition for SIG%s (dump_signal=%d): that signal writes no "
+            "profiles from now on (pick one the program leaves alone, e.g. dump_signal=RTMIN+1, or "
+            "use dump_interval_ms)", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", sig);
+}
+
 HP_COLD void hp_dump_run_pending(void)
 {
     int reason = hp_dump_pending;
@@ -1459,6 +1475,8 @@ void hp_dump_late_init(void)
         sigfillset(&sa.sa_mask);
         if (sigaction((int)hp_opt.dump_signal, &sa, NULL) != 0)
             hp_error("dump_signal=%d: cannot install the handler", (int)hp_opt.dump_signal);
+        else
+            dump_signal_installed = 1;
     }
     if (hp_opt.dump_on_kill && out_template[0])
         hp_signals_init();

@@ -159,6 +159,7 @@ void hp_dump_fork_prepare_spool(void); /* the spool lock: after them */
 void hp_dump_fork_parent(void);
 extern volatile int hp_dump_pending;
 void hp_dump_run_pending(void); /* a dump signal arrived while inside the shim */
+void hp_dump_signal_taken(int sig, void *handler); /* the program's sigaction/signal for sig */
 /* A signal is ending the process: write the final profile (once, in the process the dump state
  * belongs to), then let the signal's default action end it (hp_die_by). */
 void hp_dump_killed(int sig, int resend);

@@ -2,6 +2,7 @@
  * SIG_DFL the shim took over hears SIG_DFL, with the flags and mask it set; its own handler
  * or SIG_IGN replaces the shim's; SIG_DFL set again brings the shim's back. */
 #include "hp.h"
+#include "options.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -23,6 +24,8 @@ void hp_signals_resolve(void)
 
 HP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
+    if (act && HP_UNLIKELY(sig == (int)hp_opt.dump_signal))
+        hp_dump_signal_taken(sig, (void *)act->sa_handler);
     if (!hp_sig_candidate(sig))
         return __sigaction(sig, act, old);
     struct sigaction prev;
@@ -56,6 +59,8 @@ typedef void (*handler_t)(int);
             errno = ENOSYS;                                                 \
             return SIG_ERR;                                                 \
         }                                                                   \
+        if (HP_UNLIKELY(sig == (int)hp_opt.dump_signal))                   \
+            hp_dump_signal_taken(sig, (void *)h);                           \
         handler_t r = f(sig, h);                                            \
         if (hp_sig_candidate(sig) && r != SIG_ERR) {                        \
             r = hp_sig_shown_handler(sig, r);                               \
@@ -76,6 +81,8 @@ HP_EXPORT int sigignore(int sig)
         errno = ENOSYS;
         return -1;
     }
+    if (HP_UNLIKELY(sig == (int)hp_opt.dump_signal))
+        hp_dump_signal_taken(sig, (void *)SIG_IGN);
     int r = f(sig);
     if (hp_sig_candidate(sig) && r == 0)
         hp_sig_settle(sig);

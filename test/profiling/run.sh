@@ -446,6 +446,25 @@ for sig in SEGV 11; do
     fi
 done
 
+# dump_signal given a handler by the program: the program's handler gets the signal (as bare),
+# the shim says once that the signal writes no dumps from then on; before it, one dump.
+gcc -O1 -g -o "$out/gcc/own_handler" test/profiling/own_handler.c
+name=dump-signal-taken
+rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:dump_signal=USR2" LD_PRELOAD="$shim" "$out/gcc/own_handler" >"$tmp/$name.out" 2>"$tmp/$name.err"
+st=$?
+dumps=$(ls "$tmp/$name" | grep -c '\.hpf\.[0-9]*$')
+if [ $st -ne 0 ] || [ "$(cat "$tmp/$name.out")" != "handler got 2, still installed: 1" ]; then
+    bad "$name" "status $st, output: $(head -c 200 "$tmp/$name.out")"
+elif [ "$(grep -c '^heapprof: the program set its own disposition for SIGUSR2 (dump_signal=12)' "$tmp/$name.err")" != 1 ] ||
+    [ "$(grep -c '^heapprof:' "$tmp/$name.err")" != 1 ]; then
+    bad "$name" "expected one line from heapprof: $(head -c 300 "$tmp/$name.err")"
+elif [ "$dumps" != 1 ]; then
+    bad "$name" "$dumps numbered dumps, expected 1 (before the program's handler)"
+else
+    ok "$name"
+fi
+
 # A vfork child killed while it allocates leaves its parent's profiling intact.
 gcc -O1 -g -pthread -o "$out/gcc/vfork_kill" test/profiling/vfork_kill.c
 name=vfork-kill
