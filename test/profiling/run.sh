@@ -189,14 +189,24 @@ for order in copy-second copy-first; do
     esac
 done
 # heapprof-run puts its shim in place of one in the user's LD_PRELOAD: one profile, no warning.
+# The script itself and its helpers (sed, od, readelf) run without that preload: they left a
+# profile each in the working directory.
 name=two-shims-heapprof-run
-rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
-LD_PRELOAD="$tmp/shim-copy/libheapprof_shim.so" "$top/scripts/heapprof-run" -q -o "$tmp/$name/p.%p.hpf" \
-    --options dump_signal=12 -- "$out/gcc/sites" signal >/dev/null 2>"$tmp/$name.err"
+rm -rf "$tmp/$name" "$tmp/$name.cwd"; mkdir -p "$tmp/$name" "$tmp/$name.cwd"
+(cd "$tmp/$name.cwd" && LD_PRELOAD="$tmp/shim-copy/libheapprof_shim.so" "$top/scripts/heapprof-run" -q \
+    -o "$tmp/$name/p.%p.hpf" --options dump_signal=12 -- "$out/gcc/sites" signal >/dev/null 2>"$tmp/$name.err")
 st=$?
 files=$(ls "$tmp/$name" | grep -v '\.hpf\.[0-9]*$')
+stray=$(ls "$tmp/$name.cwd")
 case $st/$files in
-0/p.*.hpf) if grep -q '^heapprof' "$tmp/$name.err"; then bad "$name" "$(head -c 300 "$tmp/$name.err")"; else check "$name" exit "$tmp/$name/$files"; fi ;;
+0/p.*.hpf)
+    if grep -q '^heapprof' "$tmp/$name.err"; then
+        bad "$name" "$(head -c 300 "$tmp/$name.err")"
+    elif [ -n "$stray" ]; then
+        bad "$name" "profiles of heapprof-run's own processes: $(echo $stray | head -c 200)"
+    else
+        check "$name" exit "$tmp/$name/$files"
+    fi ;;
 *) bad "$name" "status $st, profiles: $(echo $files), expected one; $(head -c 300 "$tmp/$name.err")" ;;
 esac
 
