@@ -193,9 +193,13 @@ san_test() {
 # combination must behave like a bare run; if the other allocator alone already differs, the
 # combination is skipped (not the shim's problem).
 # PROG is a test program name or real/SCRIPT (a script of test/integration/real, run with bash).
+# KIND rules (tests rules/*): where allocators answer differently (t_alignargs: memalign with an
+# alignment of 0 or not a power of two; t_zero: realloc(p, 0)), the shim must answer as the
+# allocator under it does without the shim: each order is compared with the allocator alone,
+# not with glibc.
 preload_test() {
-    local alloc=$1 label=$2 prog=$3 name
-    local bin=$PROGS/gcc/$prog w=$TMP/pre.$label.${prog//\//.}
+    local alloc=$1 label=$2 prog=$3 kind=${4:-preload} name
+    local bin=$PROGS/gcc/$prog w=$TMP/$kind.$label.${prog//\//.}
     local cmd=("$bin")
     case $prog in
     real/*)
@@ -204,7 +208,7 @@ preload_test() {
         ;;
     esac
     for order in first second; do
-        name="preload/$label-$order/$prog"
+        name="$kind/$label-$order/$prog"
         wanted "$name" || continue
         if [ ! -f "$alloc" ]; then
             skip "$name" "$alloc not installed"
@@ -215,45 +219,22 @@ preload_test() {
             bad "$name" "test program not built: $bin is missing (make progs)"
             continue
         fi
-        [ -d "$w.bare" ] || run "$w.bare" "" $PROG_TIMEOUT "${cmd[@]}"
         [ -d "$w.alone" ] || run "$w.alone" "$alloc" $PROG_TIMEOUT "${cmd[@]}"
-        if [ "$(cat "$w.alone/st")" != "$(cat "$w.bare/st")" ] || ! cmp -s "$w.bare/out" "$w.alone/out"; then
-            skip "$name" "$label alone already differs from bare ($(describe "$(cat "$w.alone/st")"))"
-            continue
+        local ref=$w.alone against=" against $label alone"
+        if [ "$kind" = preload ]; then
+            [ -d "$w.bare" ] || run "$w.bare" "" $PROG_TIMEOUT "${cmd[@]}"
+            if [ "$(cat "$w.alone/st")" != "$(cat "$w.bare/st")" ] || ! cmp -s "$w.bare/out" "$w.alone/out"; then
+                skip "$name" "$label alone already differs from bare ($(describe "$(cat "$w.alone/st")"))"
+                continue
+            fi
+            ref=$w.bare against=""
         fi
         if [ $order = first ]; then
             run "$w.$order" "$alloc $SHIM" $PROG_TIMEOUT "${cmd[@]}"
-            compare "$name" "$w.bare" "$w.$order" "LD_PRELOAD=\"$label shim\""
+            compare "$name" "$ref" "$w.$order" "LD_PRELOAD=\"$label shim\"$against"
         else
             run "$w.$order" "$SHIM $alloc" $PROG_TIMEOUT "${cmd[@]}"
-            compare "$name" "$w.bare" "$w.$order" "LD_PRELOAD=\"shim $label\""
-        fi
-    done
-}
-
-# ---------------------------------------------------------------------------------------------
-# Where allocators answer differently (t_alignargs: memalign with an alignment of 0 or not a power
-# of two; t_zero: realloc(p, 0)), the shim must answer as the allocator under it does without the
-# shim: each order of preloading against the allocator alone, not against glibc.
-rules_test() {
-    local alloc=$1 label=$2 prog=$3 name
-    local bin=$PROGS/gcc/$prog w=$TMP/rules.$label.$prog
-    for order in first second; do
-        name="rules/$label-$order/$prog"
-        wanted "$name" || continue
-        if [ ! -f "$alloc" ]; then
-            skip "$name" "$alloc not installed"
-            continue
-        fi
-        have_shim "$name" || continue
-        have_prog "$name" "$bin" || continue
-        [ -d "$w.alone" ] || run "$w.alone" "$alloc" $PROG_TIMEOUT "$bin"
-        if [ $order = first ]; then
-            run "$w.$order" "$alloc $SHIM" $PROG_TIMEOUT "$bin"
-            compare "$name" "$w.alone" "$w.$order" "LD_PRELOAD=\"$label shim\" against $label alone"
-        else
-            run "$w.$order" "$SHIM $alloc" $PROG_TIMEOUT "$bin"
-            compare "$name" "$w.alone" "$w.$order" "LD_PRELOAD=\"shim $label\" against $label alone"
+            compare "$name" "$ref" "$w.$order" "LD_PRELOAD=\"shim $label\"$against"
         fi
     done
 }
@@ -427,12 +408,12 @@ for prog in t_libc t_stl t_first_race t_fork t_realloc t_late_free t_threads \
     preload_test "$TCMALLOC" tcmalloc $prog
     preload_test "$MIMALLOC" mimalloc $prog
 done
-rules_test "$JEMALLOC" jemalloc t_alignargs
-rules_test "$TCMALLOC" tcmalloc t_alignargs
-rules_test "$MIMALLOC" mimalloc t_alignargs
-rules_test "$JEMALLOC" jemalloc t_zero
-rules_test "$TCMALLOC" tcmalloc t_zero
-rules_test "$MIMALLOC" mimalloc t_zero
+preload_test "$JEMALLOC" jemalloc t_alignargs rules
+preload_test "$TCMALLOC" tcmalloc t_alignargs rules
+preload_test "$MIMALLOC" mimalloc t_alignargs rules
+preload_test "$JEMALLOC" jemalloc t_zero rules
+preload_test "$TCMALLOC" tcmalloc t_zero rules
+preload_test "$MIMALLOC" mimalloc t_zero rules
 over_test "$JEMALLOC" jemalloc t_new_delete
 over_test "$TCMALLOC" tcmalloc t_new_delete
 over_test "$MIMALLOC" mimalloc t_new_delete

@@ -22,6 +22,21 @@ static const char *errno_name(int e)
     }
 }
 
+/* One call of fn (memalign or aligned_alloc, named name) and its outcome. */
+static void try_one(const char *name, void *(*fn)(size_t, size_t), size_t a, size_t n)
+{
+    errno = 0;
+    void *volatile p = fn(a, n);
+    printf("%s(%zu, %zu): %s", name, a, n, p ? "block" : "NULL");
+    if (!p)
+        printf(", errno %s", errno_name(errno));
+    putchar('\n');
+    if (p) {
+        memset(p, 0x5a, n);
+        free(p);
+    }
+}
+
 int main(void)
 {
     static const struct { size_t align, size; } cases[] = {
@@ -29,27 +44,8 @@ int main(void)
         {100, 1000}, {1, 0}, {8, 24}, {64, 100}, {4096, 10},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        size_t a = cases[i].align, n = cases[i].size;
-        errno = 0;
-        void *volatile p = memalign_(a, n);
-        printf("memalign(%zu, %zu): %s", a, n, p ? "block" : "NULL");
-        if (!p)
-            printf(", errno %s", errno_name(errno));
-        putchar('\n');
-        if (p) {
-            memset(p, 0x5a, n);
-            free(p);
-        }
-        errno = 0;
-        p = aligned_alloc_(a, n);
-        printf("aligned_alloc(%zu, %zu): %s", a, n, p ? "block" : "NULL");
-        if (!p)
-            printf(", errno %s", errno_name(errno));
-        putchar('\n');
-        if (p) {
-            memset(p, 0x5a, n);
-            free(p);
-        }
+        try_one("memalign", memalign_, cases[i].align, cases[i].size);
+        try_one("aligned_alloc", aligned_alloc_, cases[i].align, cases[i].size);
     }
     return 0;
 }
