@@ -1467,7 +1467,15 @@ void hp_dump_late_init(void)
 {
     if (!hp_profiling)
         return;
-    if (hp_opt.dump_signal) {
+    struct sigaction cur;
+    if (hp_opt.dump_signal && sigaction((int)hp_opt.dump_signal, NULL, &cur) == 0 &&
+        cur.sa_handler == SIG_IGN) {
+        /* Ignored from the start (nohup's SIGHUP): a handler would undo that for every program
+         * this one execs (exec keeps SIG_IGN, not a handler). It stays ignored. */
+        hp_warn("dump_signal=%d: SIG%s is ignored in this process (inherited): it stays ignored and "
+                "writes no profiles", (int)hp_opt.dump_signal,
+                sigabbrev_np((int)hp_opt.dump_signal) ? sigabbrev_np((int)hp_opt.dump_signal) : "?");
+    } else if (hp_opt.dump_signal) {
         struct sigaction sa;
         hp_memset(&sa, 0, sizeof sa);
         sa.sa_sigaction = on_signal;

@@ -475,6 +475,26 @@ else
     ok "$name"
 fi
 
+# dump_signal on a signal the process inherited ignored (nohup's SIGHUP): it stays ignored, as
+# the program and what it execs would have it (a handler is not inherited across exec: the
+# shim's made a nohup'ed program's children die of SIGHUP), said once.
+gcc -O1 -g -o "$out/gcc/ignored_sig" test/profiling/ignored_sig.c
+name=dump-signal-ignored
+rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+sh -c 'trap "" HUP; exec "$@"' sh env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:dump_signal=HUP" \
+    LD_PRELOAD="$shim" "$out/gcc/ignored_sig" >"$tmp/$name.out" 2>"$tmp/$name.err"
+st=$?
+if [ $st -ne 0 ] || [ "$(tr '\n' ' ' <"$tmp/$name.out")" != "HUP ignored: 1 alive " ]; then
+    bad "$name" "status $st, output: $(head -c 200 "$tmp/$name.out")"
+elif [ "$(grep -c '^heapprof:' "$tmp/$name.err")" != 1 ] ||
+    ! grep -q '^heapprof: dump_signal=1: SIGHUP is ignored in this process (inherited)' "$tmp/$name.err"; then
+    bad "$name" "expected one line from heapprof: $(head -c 300 "$tmp/$name.err")"
+elif ! "$report" "$(ls "$tmp/$name"/p.*.hpf | head -1)" >/dev/null 2>"$tmp/r.err"; then
+    bad "$name" "no readable exit profile: $(head -c 200 "$tmp/r.err")"
+else
+    ok "$name"
+fi
+
 # A vfork child killed while it allocates leaves its parent's profiling intact.
 gcc -O1 -g -pthread -o "$out/gcc/vfork_kill" test/profiling/vfork_kill.c
 name=vfork-kill
