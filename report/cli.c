@@ -17,8 +17,8 @@ static const char hr_usage[] =
     "\n"
     "  -f, --format text|json  output format (default text)\n"
     "  -o, --output FILE       write to FILE instead of standard output\n"
-    "  -n, --top N             text: show the first N contexts of each profile (default 20,\n"
-    "                          0 = all)\n"
+    "  -n, --top N             show the first N contexts of each profile (0 = all; default:\n"
+    "                          20 in text, all in JSON)\n"
     "  -s, --sort KEY          context order, largest first: total_size (default),\n"
     "                          alloc_count, live_size, peak_live_size, max_live_size,\n"
     "                          total_lifetime_ms\n"
@@ -105,6 +105,7 @@ int hr_cli_run(int argc, char **argv, FILE *out, FILE *err)
         case 'n':
             if (hr_parse_top(optarg, &opts.top))
                 return hr_usage_error(err, "bad --top count", optarg);
+            opts.json_top = opts.top; /* JSON lists every context unless asked for fewer */
             break;
         case 's':
             if (hr_sort_key_parse(optarg, &opts.sort))

@@ -11,7 +11,8 @@
 
 struct hr_output_opts {
     enum hr_sort_key sort; /* context order (both formats) */
-    size_t top;            /* text only: contexts shown per profile; 0 = all */
+    size_t top;            /* text: contexts shown per profile; 0 = all */
+    size_t json_top;       /* JSON: the same, 0 (all) unless --top was given */
     FILE *warn;            /* symbolisation warnings; NULL to drop them */
 };
 

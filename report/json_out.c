@@ -182,12 +182,15 @@ static int hr_json_profile(FILE *out, const struct hr_profile *p,
     fputs(",\n", out);
     hr_json_process(out, p);
     hr_json_summary(out, &p->summary);
+    size_t n = p->ncontexts;
+    if (opts->json_top && opts->json_top < n)
+        n = opts->json_top; /* the first by --sort; summary.contexts still counts them all */
     fputs("  \"contexts\": [", out);
-    for (size_t i = 0; i < p->ncontexts; i++) {
+    for (size_t i = 0; i < n; i++) {
         fputs(i ? ",\n" : "\n", out);
         hr_json_context(out, order[i], sym);
     }
-    fputs(p->ncontexts ? "\n  ]\n}" : "]\n}", out);
+    fputs(n ? "\n  ]\n}" : "]\n}", out);
     hr_symbolizer_free(sym);
     free(order);
     return 0;

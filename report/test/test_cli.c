@@ -176,6 +176,19 @@ START_TEST(json_and_output_file)
     ck_assert_int_eq(run("-f", "json", path, path, NULL), 0);
     ck_assert(ht_json_valid(out_text));
     ck_assert(out_text[0] == '[');
+
+    /* JSON lists every context by default (not text's 20), the first N by --sort with --top N,
+     * given before or after --format; summary.contexts still counts them all */
+    ck_assert_int_eq(run("-f", "json", path, NULL), 0);
+    ck_assert(strstr(out_text, "\"context_id\": 1") && strstr(out_text, "\"context_id\": 2"));
+    ck_assert_int_eq(run("--top", "1", "-f", "json", path, NULL), 0);
+    ck_assert(ht_json_valid(out_text));
+    ck_assert(strstr(out_text, "\"context_id\": 2") && !strstr(out_text, "\"context_id\": 1"));
+    ck_assert(strstr(out_text, "\"contexts\": 2"));
+    ck_assert_int_eq(run("-f", "json", "-n", "1", "--sort", "live_size", path, NULL), 0);
+    ck_assert(strstr(out_text, "\"context_id\": 1") && !strstr(out_text, "\"context_id\": 2"));
+    ck_assert_int_eq(run("-f", "json", "-n", "0", path, NULL), 0);
+    ck_assert(strstr(out_text, "\"context_id\": 1") && strstr(out_text, "\"context_id\": 2"));
     unlink(outpath);
     unlink(path);
     free(path);
