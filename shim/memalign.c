@@ -40,16 +40,7 @@ static HP_COLD int backend_refuses(void *(*fn)(size_t, size_t), size_t align, si
  * glibc's rules for memalign there, C11's for aligned_alloc). */
 static int may_ask(void) { return hp_ready() && !(hp_be.in_front && hp_passthrough); }
 
-static void *aligned_core(size_t align, size_t size);
-
-static void *memalign_impl(size_t align, size_t size)
-{
-    if (HP_UNLIKELY(!hp_is_pow2(align)) && may_ask() && hp_be.memalign &&
-        !hp_be.memalign_takes_any && backend_refuses(hp_be.memalign, align, size))
-        return NULL;
-    return aligned_core(align, size);
-}
-
+/* A block for the alignment (up to 16: a plain one), rounded up to a power of two. */
 static void *aligned_core(size_t align, size_t size)
 {
     if (align <= 16)
@@ -61,6 +52,14 @@ static void *aligned_core(size_t align, size_t size)
     if (!hp_is_pow2(align))
         align = (size_t)hp_round_pow2(align);
     return hp_alloc(size, align, 0);
+}
+
+static void *memalign_impl(size_t align, size_t size)
+{
+    if (HP_UNLIKELY(!hp_is_pow2(align)) && may_ask() && hp_be.memalign &&
+        !hp_be.memalign_takes_any && backend_refuses(hp_be.memalign, align, size))
+        return NULL;
+    return aligned_core(align, size);
 }
 
 static size_t page_size(void)

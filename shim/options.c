@@ -7,7 +7,7 @@
 
 struct hp_options hp_opt;
 
-enum { K_BOOL, K_INT, K_STR };
+enum { K_BOOL, K_INT, K_SIG, K_STR };
 
 struct opt_row {
     const char *name;
@@ -20,12 +20,15 @@ struct opt_row {
 
 #define HP_KIND_BOOL K_BOOL
 #define HP_KIND_INT K_INT
+#define HP_KIND_SIG K_SIG
 #define HP_KIND_STR K_STR
 #define HP_DEF_INT_BOOL(d) (uint64_t)(d)
 #define HP_DEF_INT_INT(d) (uint64_t)(d)
+#define HP_DEF_INT_SIG(d) (uint64_t)(d)
 #define HP_DEF_INT_STR(d) 0
 #define HP_DEF_STR_BOOL(d) 0
 #define HP_DEF_STR_INT(d) 0
+#define HP_DEF_STR_SIG(d) 0
 #define HP_DEF_STR_STR(d) d
 
 static const struct opt_row rows[] = {
@@ -43,7 +46,7 @@ static void set_default(struct hp_options *o, const struct opt_row *r)
     char *base = (char *)o + r->offset;
     if (r->kind == K_BOOL)
         *(int *)base = (int)r->def_int;
-    else if (r->kind == K_INT)
+    else if (r->kind == K_INT || r->kind == K_SIG)
         *(uint64_t *)base = r->def_int;
     else
         hp_strlcpy(base, r->def_str, HP_OPT_STR_MAX);
@@ -116,7 +119,7 @@ static int apply(struct hp_options *o, const char *key, size_t klen, const char 
                                        (vlen == 2 && !hp_strncmp(val, "no", 2))))
             v = 0;
         else if ((hp_parse_u64(val, vlen, &v) != 0 &&
-                  !(base == (char *)&o->dump_signal && parse_signal(val, vlen, &v) == 0)) ||
+                  !(r->kind == K_SIG && parse_signal(val, vlen, &v) == 0)) ||
                  (r->kind == K_BOOL && v > 1)) {
             char tmp[64];
             size_t n = vlen < sizeof tmp - 1 ? vlen : sizeof tmp - 1;

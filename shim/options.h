@@ -10,12 +10,14 @@
 struct hp_options {
 #define HP_OPTION_BOOL(name) int name;
 #define HP_OPTION_INT(name) uint64_t name;
+#define HP_OPTION_SIG(name) uint64_t name;
 #define HP_OPTION_STR(name) char name[HP_OPT_STR_MAX];
 #define HP_OPTION(kind, name, def, doc) HP_OPTION_##kind(name)
 #include "options.def"
 #undef HP_OPTION
 #undef HP_OPTION_BOOL
 #undef HP_OPTION_INT
+#undef HP_OPTION_SIG
 #undef HP_OPTION_STR
 };
 

@@ -19,12 +19,14 @@ static void assert_defaults(const struct hp_options *x)
 {
 #define CHECK_BOOL(name, def) ck_assert_msg(x->name == (def), "default of " #name);
 #define CHECK_INT(name, def) ck_assert_msg(x->name == (uint64_t)(def), "default of " #name);
+#define CHECK_SIG CHECK_INT
 #define CHECK_STR(name, def) ck_assert_msg(strcmp(x->name, def) == 0, "default of " #name);
 #define HP_OPTION(kind, name, def, doc) CHECK_##kind(name, def)
 #include "options.def"
 #undef HP_OPTION
 #undef CHECK_BOOL
 #undef CHECK_INT
+#undef CHECK_SIG
 #undef CHECK_STR
 }
 
