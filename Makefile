@@ -44,7 +44,7 @@ SHIM_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SHIM_SRCS))
 # Objects for unit tests: the shim's modules built without -fvisibility=hidden and with
 # HP_UNIT_TEST (no constructors), minus the interposed entry points, so a test binary keeps
 # libc's allocator and can drive the internals against fakes.
-ENTRY_SRCS := shim/malloc.c shim/memalign.c shim/new_delete.c shim/ext.c shim/signals.c shim/creds.c shim/dlopen.c shim/thread.c shim/api.c \
+ENTRY_SRCS := shim/malloc.c shim/memalign.c shim/new_delete.c shim/ext.c shim/mi.c shim/signals.c shim/creds.c shim/dlopen.c shim/thread.c shim/api.c \
               shim/exit.c
 TEST_OBJS := $(patsubst %.c,$(BUILD)/tobj/%.o,$(filter-out $(ENTRY_SRCS),$(SHIM_SRCS)))
 

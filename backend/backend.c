@@ -127,6 +127,7 @@ static int use_patched(void)
     hp_be.name = "patched";
     void *in_use = hp_patch_patched("malloc"); /* the function itself, not a PLT entry for it */
     const void *base = hp_object_start(in_use);
+    hp_be.base = base;
     fill(RTLD_DEFAULT, "", base);
     /* Every entry point the shim calls must be the original code, never a patched entry. */
     *(void **)&hp_be.malloc = hp_patch_original("malloc");
@@ -203,6 +204,26 @@ static int in_other_shim(void *fn, void *self_malloc)
     return in_library(fn, NULL, NULL);
 }
 
+void *hp_backend_next(const char *name, const void **where_out)
+{
+    void *where, *fn;
+    if (hp_be.in_front) {
+        where = hp_bound_symbol(name);
+        fn = hp_patch_original(name);
+        if (!fn)
+            fn = where;
+    } else {
+        fn = where = dlsym(RTLD_NEXT, name);
+    }
+    /* The shim's own definition (first in lookup order, ahead of a patched allocator that
+     * lacks the name) is no answer. */
+    if (where && hp_object_start(where) == hp_object_start((const void *)hp_backend_next))
+        fn = where = NULL;
+    if (where_out)
+        *where_out = where;
+    return fn;
+}
+
 int hp_backend_init(const char *name, void *self_malloc, int patch, int *passthrough)
 {
     void *handle = RTLD_NEXT;
@@ -247,6 +268,7 @@ int hp_backend_init(const char *name, void *self_malloc, int patch, int *passthr
         return -1;
     }
     const void *base = hp_object_start((void *)hp_be.malloc);
+    hp_be.base = base;
     fill(handle, prefix, base);
     if (!hp_be.free) {
         hp_error("the allocator providing %s has no matching free", sym);

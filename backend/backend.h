@@ -35,6 +35,8 @@ struct hp_backend {
     /* Its memalign is glibc's, which takes an alignment of 0 or one that is not a power of two
      * (memalign.c need not ask it). */
     int memalign_takes_any;
+    /* The start of the object the allocator's malloc is in (NULL: unknown). */
+    const void *base;
     /* Where malloc came from, for messages. */
     char object[256];
     /* An allocator after the shim that programs would reach and the backend passes by
@@ -71,6 +73,13 @@ struct hp_backend {
 
 
 extern struct hp_backend hp_be;
+
+/* The allocator's own definition of name, as the program's call would reach it without the
+ * shim: the next definition after the shim, or the original code of a patched allocator in
+ * front of it (its unpatched functions as they are). NULL if there is none. *where (may be
+ * NULL) is set to the definition itself (for a patched function: the patched entry, in the
+ * allocator's object). For APIs the shim interposes beyond C's (mimalloc's mi_*, mi.c). */
+void *hp_backend_next(const char *name, const void **where);
 
 /* The loader's name for the object holding fn ("the program itself" for the executable), for
  * messages; out is left alone if fn is in none. */

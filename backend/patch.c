@@ -66,6 +66,27 @@ static const char *const names[] = {
     "tc_deletearray_nothrow", "tc_delete_aligned", "tc_deletearray_aligned",
     "tc_delete_sized_aligned", "tc_deletearray_sized_aligned", "tc_delete_aligned_nothrow",
     "tc_deletearray_aligned_nothrow",
+    /* mimalloc's API (shim/mi.c) and the BSD names it defines too. */
+    "reallocf", "reallocarr", "mi_malloc", "mi_calloc", "mi_zalloc", "mi_malloc_small",
+    "mi_zalloc_small", "mi_mallocn", "mi_strdup", "mi_strndup", "mi_realpath", "mi_mbsdup",
+    "mi_wcsdup", "mi_malloc_aligned", "mi_malloc_aligned_at", "mi_zalloc_aligned",
+    "mi_zalloc_aligned_at", "mi_calloc_aligned", "mi_calloc_aligned_at", "mi_memalign",
+    "mi_posix_memalign", "mi_aligned_alloc", "mi_valloc", "mi_pvalloc", "mi_realloc", "mi_expand",
+    "mi__expand", "mi_reallocn", "mi_reallocf", "mi_reallocarray", "mi_reallocarr", "mi_rezalloc",
+    "mi_recalloc", "mi_realloc_aligned", "mi_realloc_aligned_at", "mi_rezalloc_aligned",
+    "mi_rezalloc_aligned_at", "mi_recalloc_aligned", "mi_recalloc_aligned_at",
+    "mi_aligned_recalloc", "mi_aligned_offset_recalloc", "mi_free", "mi_cfree", "mi_free_size",
+    "mi_free_aligned", "mi_free_size_aligned", "mi_usable_size", "mi_malloc_size",
+    "mi_malloc_usable_size", "mi_new", "mi_new_aligned", "mi_new_nothrow",
+    "mi_new_aligned_nothrow", "mi_new_n", "mi_new_realloc", "mi_new_reallocn", "mi_heap_malloc",
+    "mi_heap_zalloc", "mi_heap_calloc", "mi_heap_mallocn", "mi_heap_malloc_small",
+    "mi_heap_strdup", "mi_heap_strndup", "mi_heap_realpath", "mi_heap_malloc_aligned",
+    "mi_heap_malloc_aligned_at", "mi_heap_zalloc_aligned", "mi_heap_zalloc_aligned_at",
+    "mi_heap_calloc_aligned", "mi_heap_calloc_aligned_at", "mi_heap_realloc", "mi_heap_reallocn",
+    "mi_heap_reallocf", "mi_heap_rezalloc", "mi_heap_recalloc", "mi_heap_realloc_aligned",
+    "mi_heap_realloc_aligned_at", "mi_heap_rezalloc_aligned", "mi_heap_rezalloc_aligned_at",
+    "mi_heap_recalloc_aligned", "mi_heap_recalloc_aligned_at", "mi_heap_alloc_new",
+    "mi_heap_alloc_new_n", "mi_heap_destroy",
 };
 #define NNAMES (sizeof names / sizeof names[0])
 

@@ -313,6 +313,37 @@ void *hp_alloc_x(size_t size, size_t align, int zero, int xflags)
     return alloc_impl(size, align, zero, xflags);
 }
 
+/* A block from a source of raw memory other than the backend's own functions (mimalloc's
+ * heaps, mi.c), or from the backend's malloc when get is NULL: get(arg, n, zero) gives n bytes,
+ * zeroed when zero. The user pointer goes where (user + offset) is a multiple of align (a power
+ * of two; 0 or at most HP_MIN_ALIGN: anywhere a plain block's would), so offset must be a
+ * multiple of HP_MIN_ALIGN (mi.c hands other offsets to the allocator itself). The raw block is
+ * over-asked by what placing the user pointer at any residue takes: no alignment is asked of
+ * get, and the block is given back by the backend's free like any other. */
+void *hp_alloc_from(void *(*get)(void *, size_t, int), void *arg, size_t size, size_t align,
+                    size_t offset, int zero)
+{
+    if (!hp_ready())
+        return offset ? (errno = ENOMEM, NULL) : boot_alloc(size, align);
+    int aligned = align > HP_MIN_ALIGN;
+    size_t pad = aligned ? HP_HEADER_SIZE + align - 1 : HP_HEADER_SIZE + HP_MIN_ALIGN - 1;
+    if (size > HP_MAX_REQUEST || align > HP_MAX_ALIGN || (offset & (HP_MIN_ALIGN - 1)) || fault_check()) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    void *raw = get ? get(arg, size + pad, zero) : plain_block(size + pad, zero, 0);
+    if (!raw)
+        return NULL;
+    uintptr_t user = (uintptr_t)raw + HP_HEADER_SIZE;
+    if (aligned)
+        user = ((user + offset + align - 1) & ~(uintptr_t)(align - 1)) - offset;
+    else
+        user = (user + HP_MIN_ALIGN - 1) & ~(uintptr_t)(HP_MIN_ALIGN - 1);
+    if (zero && !get && !hp_be.calloc)
+        memset((void *)user, 0, size);
+    return finish(raw, (void *)user, size, aligned || offset);
+}
+
 /* Is the page below page start a (where its header would be) mapped? Asks the kernel. */
 static HP_COLD int page_mapped(uintptr_t a)
 {
@@ -350,9 +381,15 @@ static HP_HOT struct hp_header *our_header(void *p)
     return h;
 }
 
+/* mimalloc's own API is in use (mi.c): its blocks the shim did not make (mimalloc serves some
+ * requests itself) may be freed through free(), which is no mistake there. */
+int hp_foreign_expected;
+
 static HP_COLD void bad_free(const char *what, void *p, uint64_t *counter)
 {
     uint64_t n = __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+    if (counter == &hp_counters.foreign_frees && __atomic_load_n(&hp_foreign_expected, __ATOMIC_RELAXED))
+        return;
     if (n == 0 && hp_opt.report_bad_free)
         hp_warn("%s %p; passing it to the allocator (reported once)", what, p);
 }
@@ -435,6 +472,38 @@ int hp_owns(void *p)
     if (hp_boot_owns(p))
         return 1;
     return hp_ready() && !hp_passthrough && our_header(p) != NULL;
+}
+
+/* Is u a live block of ours made from raw? Then it is freed now; 1 if u is ours at all. */
+static int forget_at(void *raw, uintptr_t u)
+{
+    struct hp_header *h = our_header((void *)u);
+    if (!h || hp_hdr_raw((void *)u, h) != raw)
+        return 0;
+    if (__atomic_load_n(&h->state, __ATOMIC_RELAXED) == HP_STATE_LIVE) {
+        __atomic_store_n(&h->state, HP_STATE_FREED, __ATOMIC_RELAXED);
+        if (hp_profiling && h->context_id)
+            hp_profile_free(h->context_id, hp_hdr_size(h), h->alloc_ms, hp_hdr_cpu(h));
+        if (page_start((void *)u))
+            ps_mark(u, 0);
+    }
+    return 1;
+}
+
+/* The allocator gave back the block at raw (size bytes) without a free through the shim
+ * (mimalloc's mi_heap_destroy frees a heap's blocks wholesale): if it holds a live block of
+ * ours, that block's free is recorded now. The user pointer may be at any multiple of 32 in it
+ * (an alignment at an offset): each is tried, first to last; a block of ours is found at the
+ * first try unless it was aligned. */
+void hp_forget_block(void *raw, size_t size)
+{
+    if (!raw || !hp_ready() || hp_passthrough)
+        return;
+    uintptr_t r = (uintptr_t)raw, end = r + size;
+    uintptr_t u = (r + HP_HEADER_SIZE + HP_MIN_ALIGN - 1) & ~(uintptr_t)(HP_MIN_ALIGN - 1);
+    for (; u <= end && u - r <= HP_MAX_ALIGN + HP_HEADER_SIZE + HP_MIN_ALIGN; u += HP_MIN_ALIGN)
+        if (forget_at(raw, u))
+            return;
 }
 
 size_t hp_usable_size(void *p)

@@ -58,6 +58,14 @@ size_t hp_usable_size(void *p);
 void *hp_alloc_x(size_t size, size_t align, int zero, int xflags);
 void hp_free_x(void *p, int xflags);
 int hp_owns(void *p);
+/* mimalloc's API (mi.c): a block placed at (user + offset) % align == 0 in raw memory from
+ * get (NULL: the backend's malloc), and the record of a block the allocator freed wholesale. */
+void *hp_alloc_from(void *(*get)(void *, size_t, int), void *arg, size_t size, size_t align,
+                    size_t offset, int zero);
+void hp_forget_block(void *raw, size_t size);
+/* Look mimalloc's own functions up (after the backend is known). */
+void hp_mi_init(void);
+extern int hp_foreign_expected; /* mimalloc's blocks may reach free(): not reported */
 /* The ms clock and cpu id used in headers and HIBs. */
 void hp_clock_init(void);
 extern int (*hp_vdso_gettime)(clockid_t, struct timespec *); /* NULL: no vDSO (valgrind) */

@@ -114,6 +114,7 @@ static void do_init(void)
         hp_error("no usable allocator found; aborting");
         _exit(127);
     }
+    hp_mi_init();
     if (hp_passthrough && hp_be.other_shim[0]) {
         char self[256] = "?";
         hp_object_name(hp_self_malloc_addr(), self, sizeof self);

@@ -414,6 +414,9 @@ preload_test "$MIMALLOC" mimalloc t_alignargs rules
 preload_test "$JEMALLOC" jemalloc t_zero rules
 preload_test "$TCMALLOC" tcmalloc t_zero rules
 preload_test "$MIMALLOC" mimalloc t_zero rules
+# A program written against mimalloc's own API, with mimalloc preloaded before the shim
+# (patched) and after it (as linked).
+preload_test "$MIMALLOC" mimalloc t_mimalloc_api
 over_test "$JEMALLOC" jemalloc t_new_delete
 over_test "$TCMALLOC" tcmalloc t_new_delete
 over_test "$MIMALLOC" mimalloc t_new_delete

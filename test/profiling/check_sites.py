@@ -2,7 +2,7 @@
 """Check heapprof-report's JSON for the test programs in test/profiling against the numbers
 those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXTRA...]
 KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | sigdump |
-interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads | cancel | ext_api | killed | killed_early | vfork_kill |
+interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads | cancel | ext_api | mi_api | killed | killed_early | vfork_kill |
 drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sandbox_prctl |
 sandbox_syscall | sandbox_evict | spool_copy | filtered | sanitized | asan_lib | peak_kill | rjem | rjem_off |
 ctor_alloc | handler | align.
@@ -167,6 +167,20 @@ def main():
         summ = doc["summary"]
         expect("foreign or double frees reported", summ["foreign_frees"] == 0 and summ["double_frees"] == 0)
         check_lines(doc, "ext_api.c")
+    elif kind == "mi_api":
+        sites = by_site(doc)
+        site(sites, "site_mi_malloc", alloc_count=300, total_size=300000, min_size=1000, max_size=1000,
+             live_count=0)
+        site(sites, "site_mi_aligned_at", alloc_count=100, total_size=50000, live_count=0)
+        site(sites, "site_malloc_mi_free", alloc_count=200, total_size=20000, live_count=0)
+        site(sites, "site_rezalloc", alloc_count=9, total_size=8176, min_size=16, max_size=4096,
+             live_count=0)
+        site(sites, "site_strdup_leak", alloc_count=50, total_size=600, live_count=50, live_size=600)
+        site(sites, "site_heap_destroyed", alloc_count=40, total_size=10000, live_count=0)
+        site(sites, "site_heap_deleted", alloc_count=30, total_size=2880, live_count=30, live_size=2880)
+        summ = doc["summary"]
+        expect("double frees reported", summ["double_frees"] == 0)
+        check_lines(doc, "mi_api.c")
     elif kind == "evict":
         # rec(depth, n=depth) for depth 1..200, 3 rounds: depth d allocates 3*d blocks of 10 B.
         counts = {}

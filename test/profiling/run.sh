@@ -530,6 +530,25 @@ for cc in gcc clang; do
     done
 done
 
+# mimalloc's own API (mi_malloc, mi_rezalloc, mi_strdup, heaps and their destruction) in a
+# program linked with libmimalloc: after the shim (its backend) and preloaded before it
+# (patched).
+for cc in gcc clang; do
+    if $cc -O2 -g -o "$out/$cc/mi_api" test/profiling/mi_api.c -lmimalloc; then
+        for where in after before; do
+            name=mi-api-$where-$cc
+            saved_shim=$shim
+            [ $where = before ] && shim="/usr/lib/x86_64-linux-gnu/libmimalloc.so.2 $shim"
+            if run "$name" "" "$out/$cc/mi_api"; then
+                check "$name" mi_api "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+            fi
+            shim=$saved_shim
+        done
+    else
+        bad "$name" "cannot build test/profiling/mi_api.c"
+    fi
+done
+
 # Evictions from a tiny HIB table are merged back exactly; a program that closes every
 # descriptor and opens its own file does not get profile records written into it.
 $CC_FP -o "$out/gcc/evict" test/profiling/evict.c

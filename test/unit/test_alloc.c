@@ -470,6 +470,94 @@ START_TEST(test_aligned_memalign_breaks_promise)
 }
 END_TEST
 
+/* Raw memory from a source of the caller's (mi.c's heaps): its requests and where the user
+ * pointer lands, at every source residue, alignment and offset. */
+static int src_calls, src_zero;
+static size_t src_req;
+static void *src_get(void *arg, size_t n, int zero)
+{
+    src_calls++;
+    src_req = n;
+    src_zero = zero;
+    ck_assert_ptr_eq(arg, &src_calls);
+    /* misaligned on purpose: 8 bytes past whatever the fake gives */
+    char *p = (char *)fake_make(n + 8, 0, next_shift) + 8;
+    if (zero)
+        memset(p, 0, n);
+    return p;
+}
+
+START_TEST(test_alloc_from_source)
+{
+    static const size_t al[] = {0, 16, 32, 64, 256, 8192};
+    static const size_t off[] = {0, 32, 64, 96, 4096};
+    for (int shift = 0; shift <= 16; shift += 16)
+        for (size_t i = 0; i < sizeof al / sizeof al[0]; i++)
+            for (size_t j = 0; j < sizeof off / sizeof off[0]; j++) {
+                next_shift = shift;
+                size_t a = al[i], o = off[j];
+                char *p = hp_alloc_from(src_get, &src_calls, 700, a, o, (int)(j & 1));
+                ck_assert_ptr_nonnull(p);
+                char *raw = (char *)st.last_ret + 8;
+                ck_assert_uint_eq((uintptr_t)p % 32, 0);
+                if (a > 32)
+                    ck_assert_uint_eq(((uintptr_t)p + o) % a, 0);
+                ck_assert_uint_ge((uintptr_t)p - (uintptr_t)raw, 32);
+                ck_assert_uint_le((uintptr_t)p + 700, (uintptr_t)raw + src_req);
+                ck_assert_int_eq(src_zero, (int)(j & 1));
+                assert_header(p, 700, raw, a > 32 || o);
+                ck_assert_uint_eq(hp_usable_size(p) >= 700, 1);
+                memset(p, 1, 700);
+                hp_free(p);
+                ck_assert_ptr_eq(st.last_free, raw);
+            }
+    /* an offset the header cannot sit at is refused; so is a size no allocator has */
+    int calls = src_calls;
+    errno = 0;
+    ck_assert_ptr_null(hp_alloc_from(src_get, &src_calls, 10, 64, 8, 0));
+    ck_assert_int_eq(errno, ENOMEM);
+    ck_assert_ptr_null(hp_alloc_from(src_get, &src_calls, (size_t)1 << 60, 0, 0, 0));
+    ck_assert_int_eq(src_calls, calls);
+    /* no source: the backend's malloc (calloc when zeroed) */
+    int m = st.malloc, c = st.calloc;
+    char *p = hp_alloc_from(NULL, NULL, 100, 128, 64, 0), *q = hp_alloc_from(NULL, NULL, 100, 0, 0, 1);
+    ck_assert_uint_eq(((uintptr_t)p + 64) % 128, 0);
+    ck_assert_int_eq(st.malloc, m + 1);
+    ck_assert_int_eq(st.calloc, c + 1);
+    ck_assert_uint_eq(nonzero(q, 100), 0);
+}
+END_TEST
+
+/* A block the allocator frees wholesale (mi_heap_destroy): found at any placement, freed once;
+ * foreign and already freed blocks are left alone. */
+START_TEST(test_forget_block)
+{
+    static const size_t al[] = {0, 64, 4096, 16384};
+    static const size_t off[] = {0, 32, 160};
+    for (size_t i = 0; i < sizeof al / sizeof al[0]; i++)
+        for (size_t j = 0; j < sizeof off / sizeof off[0]; j++) {
+            size_t a = al[i], o = a ? off[j] : 0;
+            char *p = hp_alloc_from(src_get, &src_calls, 300, a, o, 0);
+            ck_assert_ptr_nonnull(p);
+            char *raw = (char *)st.last_ret + 8;
+            ck_assert_int_eq(hp_hdr(p)->state, HP_STATE_LIVE);
+            hp_forget_block(raw, src_req);
+            ck_assert_msg(hp_hdr(p)->state == HP_STATE_FREED, "align %zu offset %zu: user at raw + %zu",
+                          a, o, (size_t)(p - raw));
+            int frees = st.free;
+            hp_forget_block(raw, src_req); /* once */
+            hp_free(p);                    /* now a double free, passed on as such */
+            ck_assert_uint_eq(hp_counters.double_frees, 1 + (uint64_t)(i * 3 + j));
+            ck_assert_int_eq(st.free, frees + 1);
+        }
+    /* a block of someone else's, full of look-alike bytes */
+    char *other = fake_make(4096, 0, 0);
+    memset(other, 0x5a, 4096);
+    hp_forget_block(other, 4096);
+    hp_forget_block(NULL, 100);
+}
+END_TEST
+
 /* A program's own allocator that aligns to 8 bytes only: the first such block is asked again
  * with room for the padding any alignment takes, and so is every plain block after it. */
 START_TEST(test_plain_alloc_8_aligned_source)
@@ -1062,6 +1150,8 @@ int main(void)
     tcase_add_test(tc, test_double_free);
     tcase_add_test(tc, test_free_bootstrap_block);
     tcase_add_test(tc, test_usable_size);
+    tcase_add_test(tc, test_alloc_from_source);
+    tcase_add_test(tc, test_forget_block);
     tcase_add_test(tc, test_realloc_grow_realigns);
     tcase_add_test(tc, test_realloc_in_place);
     tcase_add_test(tc, test_realloc_same_alignment_many);
