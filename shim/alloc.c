@@ -403,29 +403,35 @@ static inline void be_free(void *raw, int xflags)
         hp_be.free(raw);
 }
 
-/* The free path; xflags as for alloc_impl (dallocx's thread-cache bits), 0 elsewhere. */
-static inline __attribute__((always_inline)) void free_impl(void *p, int xflags)
+/* The free path; xflags as for alloc_impl (dallocx's thread-cache bits), 0 elsewhere. With
+ * only_own, a pointer the shim did not make is left alone and 0 returned (mi.c gives it to
+ * mimalloc's own function); 1 otherwise. */
+static inline __attribute__((always_inline)) int free_impl(void *p, int xflags, int only_own)
 {
     if (!p || hp_boot_owns(p))
-        return;
+        return 1;
     if (HP_UNLIKELY(!hp_ready())) {
         /* Only bootstrap blocks can exist before init finishes... unless another thread
          * finished allocating from the backend meanwhile: that cannot happen before
          * hp_init_state is DONE, so anything else is foreign. */
-        return;
+        return 1;
     }
     int saved = errno;
     if (HP_UNLIKELY(hp_passthrough)) {
+        if (only_own)
+            return 0;
         be_free(p, xflags);
         errno = saved;
-        return;
+        return 1;
     }
     struct hp_header *h = our_header(p);
     if (HP_UNLIKELY(!h)) {
+        if (only_own)
+            return 0;
         bad_free("free of a pointer the shim did not allocate:", p, &hp_counters.foreign_frees);
         be_free(p, xflags);
         errno = saved;
-        return;
+        return 1;
     }
     /* A load and a store, not a compare-and-swap (a locked instruction on every free): two
      * threads freeing one block at the same moment both get past it, and the backend sees the
@@ -435,7 +441,7 @@ static inline __attribute__((always_inline)) void free_impl(void *p, int xflags)
         bad_free("double free of", p, &hp_counters.double_frees);
         be_free(hp_hdr_raw(p, h), xflags); /* let the allocator's own checks speak */
         errno = saved;
-        return;
+        return 1;
     }
     __atomic_store_n(&h->state, HP_STATE_FREED, __ATOMIC_RELAXED);
     if (hp_profiling && h->context_id)
@@ -444,15 +450,18 @@ static inline __attribute__((always_inline)) void free_impl(void *p, int xflags)
         ps_mark((uintptr_t)p, 0); /* before the backend may hand the address out again */
     be_free(hp_hdr_raw(p, h), xflags);
     errno = saved;
+    return 1;
 }
 
-HP_HOT void hp_free(void *p) { free_impl(p, 0); }
+HP_HOT void hp_free(void *p) { free_impl(p, 0, 0); }
+
+int hp_free_own(void *p) { return free_impl(p, 0, 1); }
 
 void hp_free_x(void *p, int xflags)
 {
     if (!hp_be.dallocx || hp_passthrough)
         xflags = 0;
-    free_impl(p, xflags);
+    free_impl(p, xflags, 0);
 }
 
 /* The usable size of our block p with header h. */

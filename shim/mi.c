@@ -474,12 +474,12 @@ HP_EXPORT void *mi_pvalloc(size_t n)
     HP_EXPORT void name params                      \
     {                                               \
         ENTRY(name, p, ##__VA_ARGS__);              \
-        if (!p)                                     \
+        if (hp_free_own(p))                         \
             return;                                 \
-        if (hp_owns(p) || !REAL(name))              \
-            hp_free(p);                             \
-        else                                        \
+        if (REAL(name))                             \
             real.name(p, ##__VA_ARGS__);            \
+        else                                        \
+            hp_free(p);                             \
     }
 FREE_FN(mi_free, (void *p))
 FREE_FN(mi_cfree, (void *p))

@@ -528,6 +528,22 @@ START_TEST(test_alloc_from_source)
 }
 END_TEST
 
+/* hp_free_own: the shim's blocks are freed, anything else is left to the caller untouched. */
+START_TEST(test_free_own)
+{
+    char *p = hp_alloc(100, 0, 0);
+    void *raw = st.last_ret;
+    ck_assert_int_eq(hp_free_own(p), 1);
+    ck_assert_ptr_eq(st.last_free, raw);
+    int frees = st.free;
+    char *other = fake_make(256, 0, 0);
+    ck_assert_int_eq(hp_free_own(other + 64), 0);
+    ck_assert_int_eq(st.free, frees);
+    ck_assert_uint_eq(hp_counters.foreign_frees, 0);
+    ck_assert_int_eq(hp_free_own(NULL), 1);
+}
+END_TEST
+
 /* A block the allocator frees wholesale (mi_heap_destroy): found at any placement, freed once;
  * foreign and already freed blocks are left alone. */
 START_TEST(test_forget_block)
@@ -1152,6 +1168,7 @@ int main(void)
     tcase_add_test(tc, test_usable_size);
     tcase_add_test(tc, test_alloc_from_source);
     tcase_add_test(tc, test_forget_block);
+    tcase_add_test(tc, test_free_own);
     tcase_add_test(tc, test_realloc_grow_realigns);
     tcase_add_test(tc, test_realloc_in_place);
     tcase_add_test(tc, test_realloc_same_alignment_many);
