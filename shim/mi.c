@@ -141,7 +141,7 @@ static struct {
 
 static int found;             /* mimalloc's functions were looked up and mi_malloc found */
 static int heap_here;         /* mimalloc is the backend: its heaps can hold the shim's blocks */
-static void *next_reallocarr; /* the definition of reallocarr the program would reach */
+static int mi_reallocarr_next; /* the reallocarr the program would reach is libmimalloc's */
 /* Code whose calls of mi_* functions are mimalloc's own business: mimalloc itself, which
  * calls its exported functions through its PLT (memalign calls mi_memalign, mi_heap_new
  * allocates the heap with mi_heap_malloc, realloc calls mi_heap_realloc), and the shim, whose
@@ -167,7 +167,9 @@ static void resolve(void)
 #define X(name, ret, params) *(void **)&real.name = hp_backend_next(#name, NULL);
     MI_FUNCS(X)
 #undef X
-    next_reallocarr = hp_backend_next("reallocarr", NULL);
+    const void *ra = NULL;
+    hp_backend_next("reallocarr", &ra);
+    mi_reallocarr_next = ra && (uintptr_t)ra - mi_lo < mi_hi - mi_lo;
     hp_backend_next("mi_heap_malloc", &where);
     heap_here = where && hp_be.base && hp_object_start(where) == hp_be.base && real.mi_heap_malloc &&
                 real.mi_heap_zalloc;
@@ -903,7 +905,8 @@ HP_EXPORT void *reallocf(void *p, size_t n)
  * program that would reach libmimalloc's gets that one's answer. */
 HP_EXPORT int reallocarr(void *pp, size_t c, size_t n)
 {
-    if (REAL(mi_reallocarr) && next_reallocarr == real.mi_reallocarr && own())
+    /* (found, not REAL: no lookups on this path in a process without mimalloc) */
+    if (__atomic_load_n(&found, __ATOMIC_ACQUIRE) && mi_reallocarr_next && own())
         return do_reallocarr(pp, c, n);
     void **op = pp;
     size_t t;

@@ -13,7 +13,8 @@
 
 static void *volatile sink;
 
-void *reallocf(void *p, size_t n); /* BSD; libmimalloc defines it (as libbsd does) */
+void *reallocf(void *p, size_t n); /* BSD; libmimalloc defines both (as libbsd does) */
+int reallocarr(void *pp, size_t count, size_t size);
 
 /* Debian's mimalloc 2.0.9 sometimes answers an aligned request with a block aligned to less
  * (mi_realloc_aligned(p, 853, 128) giving a 64-byte aligned block, in some heap states): its
@@ -264,6 +265,27 @@ static void cxx_forms(void)
     }
 }
 
+/* libmimalloc's reallocarr is its mi_reallocarr: answers printed, to be the same under the shim
+ * (a count of 0 leaves a block there, where NetBSD's frees). */
+static void bsd_names(void)
+{
+    int *p = NULL;
+    int r1 = reallocarr(&p, 10, sizeof *p);
+    CHECK(r1 == 0 && p, "reallocarr from NULL");
+    for (int i = 0; i < 10; i++)
+        p[i] = i;
+    int r2 = reallocarr(&p, 1000, sizeof *p);
+    CHECK(r2 == 0 && p && p[9] == 9, "reallocarr grow");
+    volatile size_t huge = SIZE_MAX;
+    int r3 = reallocarr(&p, huge, 16);
+    int r4 = reallocarr(&p, 0, 4);
+    printf("reallocarr: overflow %d, count 0 %d leaves %s\n", r3, r4, p ? "a block" : "NULL");
+    free(p);
+    void *q = reallocf(malloc(10), 100);
+    CHECK(q, "reallocf");
+    free(q);
+}
+
 int main(void)
 {
     mixed();
@@ -272,8 +294,9 @@ int main(void)
     strings();
     heaps();
     cxx_forms();
-    CHECK(mi_reallocn(NULL, SIZE_MAX, 2) == NULL && mi_calloc(SIZE_MAX, 2) == NULL &&
-              mi_mallocn(SIZE_MAX / 2, 3) == NULL,
+    bsd_names();
+    volatile size_t huge = SIZE_MAX;
+    CHECK(mi_reallocn(NULL, huge, 2) == NULL && mi_calloc(huge, 2) == NULL && mi_mallocn(huge / 2, 3) == NULL,
           "overflows not refused");
     puts("mimalloc api ok");
     return 0;
