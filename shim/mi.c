@@ -208,6 +208,14 @@ static inline int inner(const void *ra)
             return real.name(__VA_ARGS__);                                               \
     } while (0)
 
+/* An entry point whose whole work is one expression (args: its parameters, COMMA-separated). */
+#define SIMPLE(name, params, args, expr) \
+    HP_EXPORT void *name params          \
+    {                                    \
+        ENTRY(name, args);               \
+        return expr;                     \
+    }
+
 static inline int mul_over(size_t a, size_t b, size_t *r) { return __builtin_mul_overflow(a, b, r); }
 
 /* Can the shim's header serve alignment a (0: none asked) at offset o? */
@@ -307,29 +315,13 @@ static void *dup_bytes(const void *s, size_t len, size_t zlen)
 
 /* ---------- blocks without a heap ---------- */
 
-HP_EXPORT void *mi_malloc(size_t n)
-{
-    ENTRY(mi_malloc, n);
-    return hp_alloc(n, 0, 0);
-}
+SIMPLE(mi_malloc, (size_t n), n, hp_alloc(n, 0, 0))
 
-HP_EXPORT void *mi_malloc_small(size_t n)
-{
-    ENTRY(mi_malloc_small, n);
-    return hp_alloc(n, 0, 0);
-}
+SIMPLE(mi_malloc_small, (size_t n), n, hp_alloc(n, 0, 0))
 
-HP_EXPORT void *mi_zalloc(size_t n)
-{
-    ENTRY(mi_zalloc, n);
-    return hp_alloc(n, 0, 1);
-}
+SIMPLE(mi_zalloc, (size_t n), n, hp_alloc(n, 0, 1))
 
-HP_EXPORT void *mi_zalloc_small(size_t n)
-{
-    ENTRY(mi_zalloc_small, n);
-    return hp_alloc(n, 0, 1);
-}
+SIMPLE(mi_zalloc_small, (size_t n), n, hp_alloc(n, 0, 1))
 
 /* The count * size forms: an overflow is mimalloc's to answer (its error handler). */
 #define COUNTED(name, zero)                           \
@@ -385,29 +377,13 @@ HP_EXPORT char *mi_realpath(const char *name, char *resolved)
     return dup_bytes(buf, strlen(buf), 1);
 }
 
-HP_EXPORT void *mi_malloc_aligned(size_t n, size_t a)
-{
-    ENTRY(mi_malloc_aligned, n, a);
-    return aligned_at(n, a, 0, 0);
-}
+SIMPLE(mi_malloc_aligned, (size_t n, size_t a), n COMMA a, aligned_at(n, a, 0, 0))
 
-HP_EXPORT void *mi_malloc_aligned_at(size_t n, size_t a, size_t o)
-{
-    ENTRY(mi_malloc_aligned_at, n, a, o);
-    return aligned_at(n, a, o, 0);
-}
+SIMPLE(mi_malloc_aligned_at, (size_t n, size_t a, size_t o), n COMMA a COMMA o, aligned_at(n, a, o, 0))
 
-HP_EXPORT void *mi_zalloc_aligned(size_t n, size_t a)
-{
-    ENTRY(mi_zalloc_aligned, n, a);
-    return aligned_at(n, a, 0, 1);
-}
+SIMPLE(mi_zalloc_aligned, (size_t n, size_t a), n COMMA a, aligned_at(n, a, 0, 1))
 
-HP_EXPORT void *mi_zalloc_aligned_at(size_t n, size_t a, size_t o)
-{
-    ENTRY(mi_zalloc_aligned_at, n, a, o);
-    return aligned_at(n, a, o, 1);
-}
+SIMPLE(mi_zalloc_aligned_at, (size_t n, size_t a, size_t o), n COMMA a COMMA o, aligned_at(n, a, o, 1))
 
 HP_EXPORT void *mi_calloc_aligned(size_t c, size_t n, size_t a)
 {
@@ -519,17 +495,9 @@ EXPAND_FN(mi__expand)
 
 /* ---------- reallocation ---------- */
 
-HP_EXPORT void *mi_realloc(void *p, size_t n)
-{
-    ENTRY(mi_realloc, p, n);
-    return do_realloc(p, n, 0);
-}
+SIMPLE(mi_realloc, (void *p, size_t n), p COMMA n, do_realloc(p, n, 0))
 
-HP_EXPORT void *mi_rezalloc(void *p, size_t n)
-{
-    ENTRY(mi_rezalloc, p, n);
-    return do_realloc(p, n, 1);
-}
+SIMPLE(mi_rezalloc, (void *p, size_t n), p COMMA n, do_realloc(p, n, 1))
 
 /* Reallocations of count * size: an overflow is mimalloc's to answer. */
 #define REALLOC_N(name, zero)                                   \
@@ -589,17 +557,12 @@ HP_EXPORT int mi_reallocarr(void *pp, size_t c, size_t n)
     return do_reallocarr(pp, c, n);
 }
 
-#define REALLOC_ALIGNED(name, params, args, a, o, zero)  \
-    HP_EXPORT void *name params                         \
-    {                                                   \
-        ENTRY(name, args);                              \
-        return do_realloc_aligned(p, n, a, o, zero);    \
-    }
-REALLOC_ALIGNED(mi_realloc_aligned, (void *p, size_t n, size_t a), p COMMA n COMMA a, a, 0, 0)
-REALLOC_ALIGNED(mi_realloc_aligned_at, (void *p, size_t n, size_t a, size_t o), p COMMA n COMMA a COMMA o, a, o, 0)
-REALLOC_ALIGNED(mi_rezalloc_aligned, (void *p, size_t n, size_t a), p COMMA n COMMA a, a, 0, 1)
-REALLOC_ALIGNED(mi_rezalloc_aligned_at, (void *p, size_t n, size_t a, size_t o), p COMMA n COMMA a COMMA o, a, o, 1)
-#undef REALLOC_ALIGNED
+SIMPLE(mi_realloc_aligned, (void *p, size_t n, size_t a), p COMMA n COMMA a, do_realloc_aligned(p, n, a, 0, 0))
+SIMPLE(mi_realloc_aligned_at, (void *p, size_t n, size_t a, size_t o), p COMMA n COMMA a COMMA o,
+       do_realloc_aligned(p, n, a, o, 0))
+SIMPLE(mi_rezalloc_aligned, (void *p, size_t n, size_t a), p COMMA n COMMA a, do_realloc_aligned(p, n, a, 0, 1))
+SIMPLE(mi_rezalloc_aligned_at, (void *p, size_t n, size_t a, size_t o), p COMMA n COMMA a COMMA o,
+       do_realloc_aligned(p, n, a, o, 1))
 
 #define RECALLOC_ALIGNED(name, params, args, a, o)                    \
     HP_EXPORT void *name params                                       \
@@ -717,28 +680,15 @@ static void *heap_alloc(mi_heap_t *h, size_t n, size_t a, size_t o, int zero)
     return fn ? fn(h, n) : NULL;
 }
 
-#define HEAP_ALLOC(name, params, args, n, a, o, zero) \
-    HP_EXPORT void *name params                       \
-    {                                                 \
-        ENTRY(name, args);                            \
-        return heap_alloc(h, n, a, o, zero);          \
-    }
-HEAP_ALLOC(mi_heap_malloc, (mi_heap_t * h, size_t n), h COMMA n, n, 0, 0, 0)
-HEAP_ALLOC(mi_heap_zalloc, (mi_heap_t * h, size_t n), h COMMA n, n, 0, 0, 1)
-HEAP_ALLOC(mi_heap_malloc_small, (mi_heap_t * h, size_t n), h COMMA n, n, 0, 0, 0)
-#undef HEAP_ALLOC
-
-#define HEAP_ALIGNED(name, params, args, a, o, zero) \
-    HP_EXPORT void *name params                      \
-    {                                                \
-        ENTRY(name, args);                           \
-        return heap_aligned(h, n, a, o, zero);       \
-    }
-HEAP_ALIGNED(mi_heap_malloc_aligned, (mi_heap_t * h, size_t n, size_t a), h COMMA n COMMA a, a, 0, 0)
-HEAP_ALIGNED(mi_heap_malloc_aligned_at, (mi_heap_t * h, size_t n, size_t a, size_t o), h COMMA n COMMA a COMMA o, a, o, 0)
-HEAP_ALIGNED(mi_heap_zalloc_aligned, (mi_heap_t * h, size_t n, size_t a), h COMMA n COMMA a, a, 0, 1)
-HEAP_ALIGNED(mi_heap_zalloc_aligned_at, (mi_heap_t * h, size_t n, size_t a, size_t o), h COMMA n COMMA a COMMA o, a, o, 1)
-#undef HEAP_ALIGNED
+SIMPLE(mi_heap_malloc, (mi_heap_t * h, size_t n), h COMMA n, heap_alloc(h, n, 0, 0, 0))
+SIMPLE(mi_heap_zalloc, (mi_heap_t * h, size_t n), h COMMA n, heap_alloc(h, n, 0, 0, 1))
+SIMPLE(mi_heap_malloc_small, (mi_heap_t * h, size_t n), h COMMA n, heap_alloc(h, n, 0, 0, 0))
+SIMPLE(mi_heap_malloc_aligned, (mi_heap_t * h, size_t n, size_t a), h COMMA n COMMA a, heap_aligned(h, n, a, 0, 0))
+SIMPLE(mi_heap_malloc_aligned_at, (mi_heap_t * h, size_t n, size_t a, size_t o), h COMMA n COMMA a COMMA o,
+       heap_aligned(h, n, a, o, 0))
+SIMPLE(mi_heap_zalloc_aligned, (mi_heap_t * h, size_t n, size_t a), h COMMA n COMMA a, heap_aligned(h, n, a, 0, 1))
+SIMPLE(mi_heap_zalloc_aligned_at, (mi_heap_t * h, size_t n, size_t a, size_t o), h COMMA n COMMA a COMMA o,
+       heap_aligned(h, n, a, o, 1))
 
 /* count * size in a heap: an overflow, or an alignment the shim cannot give, is mimalloc's
  * to answer. */
