@@ -86,7 +86,7 @@ static const char *const names[] = {
     "mi_heap_reallocf", "mi_heap_rezalloc", "mi_heap_recalloc", "mi_heap_realloc_aligned",
     "mi_heap_realloc_aligned_at", "mi_heap_rezalloc_aligned", "mi_heap_rezalloc_aligned_at",
     "mi_heap_recalloc_aligned", "mi_heap_recalloc_aligned_at", "mi_heap_alloc_new",
-    "mi_heap_alloc_new_n", "mi_heap_destroy",
+    "mi_heap_alloc_new_n", "mi_heap_destroy", "mi_heap_visit_blocks",
 };
 #define NNAMES (sizeof names / sizeof names[0])
 
@@ -810,6 +810,15 @@ void *hp_patch_patched(const char *name)
     return NULL;
 }
 
+int hp_patch_suspend(void)
+{
+    int v = in_backend;
+    in_backend = 0;
+    return v;
+}
+
+void hp_patch_resume(int state) { in_backend = (uint8_t)state; }
+
 #else
 
 int hp_patch_allocator(void *malloc_fn, const char **why)
@@ -843,5 +852,9 @@ void *hp_patch_patched(const char *name)
     (void)name;
     return NULL;
 }
+
+int hp_patch_suspend(void) { return 0; }
+
+void hp_patch_resume(int state) { (void)state; }
 
 #endif

@@ -26,6 +26,12 @@ void *hp_patch_resolve(void *addr);
 void *hp_patch_patched(const char *name);
 /* How many entry points hp_patch_allocator patched (distinct addresses). */
 int hp_patch_count(void);
+/* Around a call from inside the patched allocator out to the program (a callback such as
+ * mimalloc's heap visitor): while the shim runs the allocator's original code, its patched
+ * entry points go straight to that code, and the program's calls in the callback must reach
+ * the shim again. suspend returns the state for resume. */
+int hp_patch_suspend(void);
+void hp_patch_resume(int state);
 /* What a call of `name` reaches, as the loader's lookup order has it: dlsym's answer, past a
  * PLT entry of a non-PIE program that stands for the function, or a hidden (non-default
  * version) definition in an earlier object, which dlsym passes by but a program's versioned

@@ -483,36 +483,41 @@ int hp_owns(void *p)
     return hp_ready() && !hp_passthrough && our_header(p) != NULL;
 }
 
-/* Is u a live block of ours made from raw? Then it is freed now; 1 if u is ours at all. */
-static int forget_at(void *raw, uintptr_t u)
+/* The user pointer of the live block of the shim's made from the allocator's block at raw
+ * (size bytes); NULL if raw holds none. The user pointer may be at any multiple of 32 in it (an
+ * alignment at an offset): each is tried, first to last; a block of ours is found at the first
+ * try unless it was aligned. Only a live header counts: the bytes of an earlier block at the
+ * same address (freed, or let go by mi_heap_destroy) may still hold its header, with the same
+ * raw, in front of where an aligned block now has its own. */
+void *hp_block_in(void *raw, size_t size)
 {
-    struct hp_header *h = our_header((void *)u);
-    if (!h || hp_hdr_raw((void *)u, h) != raw)
-        return 0;
-    if (__atomic_load_n(&h->state, __ATOMIC_RELAXED) == HP_STATE_LIVE) {
-        __atomic_store_n(&h->state, HP_STATE_FREED, __ATOMIC_RELAXED);
-        if (hp_profiling && h->context_id)
-            hp_profile_free(h->context_id, hp_hdr_size(h), h->alloc_ms, hp_hdr_cpu(h));
-        if (page_start((void *)u))
-            ps_mark(u, 0);
+    if (!raw || !hp_ready() || hp_passthrough)
+        return NULL;
+    uintptr_t r = (uintptr_t)raw, end = r + size;
+    uintptr_t u = (r + HP_HEADER_SIZE + HP_MIN_ALIGN - 1) & ~(uintptr_t)(HP_MIN_ALIGN - 1);
+    for (; u <= end && u - r <= HP_MAX_ALIGN + HP_HEADER_SIZE + HP_MIN_ALIGN; u += HP_MIN_ALIGN) {
+        struct hp_header *h = our_header((void *)u);
+        if (h && hp_hdr_raw((void *)u, h) == raw &&
+            __atomic_load_n(&h->state, __ATOMIC_RELAXED) == HP_STATE_LIVE)
+            return (void *)u;
     }
-    return 1;
+    return NULL;
 }
 
 /* The allocator gave back the block at raw (size bytes) without a free through the shim
  * (mimalloc's mi_heap_destroy frees a heap's blocks wholesale): if it holds a live block of
- * ours, that block's free is recorded now. The user pointer may be at any multiple of 32 in it
- * (an alignment at an offset): each is tried, first to last; a block of ours is found at the
- * first try unless it was aligned. */
+ * ours, that block's free is recorded now. */
 void hp_forget_block(void *raw, size_t size)
 {
-    if (!raw || !hp_ready() || hp_passthrough)
+    void *u = hp_block_in(raw, size);
+    if (!u)
         return;
-    uintptr_t r = (uintptr_t)raw, end = r + size;
-    uintptr_t u = (r + HP_HEADER_SIZE + HP_MIN_ALIGN - 1) & ~(uintptr_t)(HP_MIN_ALIGN - 1);
-    for (; u <= end && u - r <= HP_MAX_ALIGN + HP_HEADER_SIZE + HP_MIN_ALIGN; u += HP_MIN_ALIGN)
-        if (forget_at(raw, u))
-            return;
+    struct hp_header *h = hp_hdr(u);
+    __atomic_store_n(&h->state, HP_STATE_FREED, __ATOMIC_RELAXED);
+    if (hp_profiling && h->context_id)
+        hp_profile_free(h->context_id, hp_hdr_size(h), h->alloc_ms, hp_hdr_cpu(h));
+    if (page_start(u))
+        ps_mark((uintptr_t)u, 0);
 }
 
 size_t hp_usable_size(void *p)

@@ -63,6 +63,8 @@ int hp_owns(void *p);
 void *hp_alloc_from(void *(*get)(void *, size_t, int), void *arg, size_t size, size_t align,
                     size_t offset, int zero);
 void hp_forget_block(void *raw, size_t size);
+/* The shim's live block (user pointer) made from the allocator's block raw of size bytes, or NULL. */
+void *hp_block_in(void *raw, size_t size);
 /* Free p if the shim made it (1), else leave it alone (0). */
 int hp_free_own(void *p);
 /* Look mimalloc's own functions up (after the backend is known). */

@@ -826,6 +826,42 @@ static bool forget_visit(const mi_heap_t *h, const void *area, void *block, size
     return true;
 }
 
+/* mi_heap_visit_blocks shows the program its blocks: for one of the shim's, where the program's
+ * block is and its usable size, not the allocator's block around it. */
+struct visit {
+    mi_visit_fn *fn;
+    void *arg;
+};
+
+static bool visit_user(const mi_heap_t *h, const void *area, void *block, size_t size, void *arg)
+{
+    const struct visit *v = arg;
+    void *u = block ? hp_block_in(block, size) : NULL;
+    if (u) {
+        size_t end = (size_t)((uintptr_t)block + size - (uintptr_t)u);
+        size_t usable = hp_usable_size(u);
+        block = u;
+        size = usable < end ? usable : end;
+    }
+    /* The program's visitor runs inside mimalloc: with mimalloc patched in front, its calls
+     * (mi_usable_size of the block) must come to the shim, not to mimalloc's original code. */
+    int st = hp_patch_suspend();
+    bool more = v->fn(h, area, block, size, v->arg);
+    hp_patch_resume(st);
+    return more;
+}
+
+HP_EXPORT bool mi_heap_visit_blocks(const mi_heap_t *h, bool all, mi_visit_fn *fn, void *arg)
+{
+    ENTRY(mi_heap_visit_blocks, h, all, fn, arg);
+    if (!REAL(mi_heap_visit_blocks))
+        return false;
+    if (!all || !heap_here)
+        return real.mi_heap_visit_blocks(h, all, fn, arg);
+    struct visit v = {fn, arg};
+    return real.mi_heap_visit_blocks(h, all, visit_user, &v);
+}
+
 /* mi_heap_destroy frees every block still in the heap at once: the shim's among them are
  * recorded as freed first. (mimalloc deletes instead of destroying the backing heap, whose
  * blocks then live on: those are left alone.) */

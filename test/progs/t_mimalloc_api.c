@@ -253,6 +253,39 @@ static void heaps(void)
     free(live);
 }
 
+/* mi_heap_visit_blocks shows the program's own blocks, with their usable sizes. */
+struct seen {
+    void *want[10];
+    int found, strange;
+};
+
+static bool visitor(const mi_heap_t *h, const mi_heap_area_t *area, void *block, size_t size, void *arg)
+{
+    (void)h, (void)area;
+    struct seen *s = arg;
+    if (!block)
+        return true;
+    int known = 0;
+    for (int i = 0; i < 10; i++)
+        known |= block == s->want[i];
+    if (known && size >= 100 && size == mi_usable_size(block))
+        s->found++;
+    else
+        s->strange++;
+    return true;
+}
+
+static void visiting(void)
+{
+    mi_heap_t *h = mi_heap_new();
+    struct seen s = {{0}, 0, 0};
+    for (int i = 0; i < 10; i++)
+        s.want[i] = (i & 1) ? mi_heap_malloc(h, 100) : mi_heap_malloc_aligned(h, 100, 64);
+    CHECK(mi_heap_visit_blocks(h, true, visitor, &s), "mi_heap_visit_blocks");
+    printf("visited: %d of 10 blocks found, %d others\n", s.found, s.strange);
+    mi_heap_destroy(h);
+}
+
 static void cxx_forms(void)
 {
     for (int i = 0; i < 300; i++) {
@@ -295,6 +328,7 @@ int main(void)
     heaps();
     cxx_forms();
     bsd_names();
+    visiting();
     volatile size_t huge = SIZE_MAX;
     CHECK(mi_reallocn(NULL, huge, 2) == NULL && mi_calloc(huge, 2) == NULL && mi_mallocn(huge / 2, 3) == NULL,
           "overflows not refused");

@@ -487,6 +487,18 @@ static void *src_get(void *arg, size_t n, int zero)
     return p;
 }
 
+/* A source that hands out one 32-aligned block of 512 bytes over and over (an allocator reusing
+ * a freed block at the same address). */
+static char *reuse_raw;
+static void *reuse_get(void *arg, size_t n, int zero)
+{
+    (void)arg, (void)zero;
+    ck_assert_uint_le(n, 512);
+    if (!reuse_raw)
+        reuse_raw = fake_make(512 + 32, 0, 0);
+    return reuse_raw;
+}
+
 START_TEST(test_alloc_from_source)
 {
     static const size_t al[] = {0, 16, 32, 64, 256, 8192};
@@ -566,6 +578,20 @@ START_TEST(test_forget_block)
             ck_assert_uint_eq(hp_counters.double_frees, 1 + (uint64_t)(i * 3 + j));
             ck_assert_int_eq(st.free, frees + 1);
         }
+    /* An aligned block where a plain one was before, at the same raw address: the old header
+     * (freed) still sits in front of the new one and must not be taken for it. */
+    reuse_raw = NULL;
+    char *old = hp_alloc_from(reuse_get, &src_calls, 100, 0, 0, 0);
+    char *raw = reuse_raw;
+    ck_assert_ptr_eq(old, raw + 32);
+    hp_free(old);
+    char *neu = hp_alloc_from(reuse_get, &src_calls, 100, 256, 0, 0);
+    ck_assert_ptr_eq(reuse_raw, raw);
+    ck_assert_uint_eq((uintptr_t)neu % 256, 0);
+    ck_assert_ptr_eq(hp_block_in(raw, 512), neu);
+    hp_forget_block(raw, 512);
+    ck_assert_int_eq(hp_hdr(neu)->state, HP_STATE_FREED);
+    ck_assert_ptr_null(hp_block_in(raw, 512));
     /* a block of someone else's, full of look-alike bytes */
     char *other = fake_make(4096, 0, 0);
     memset(other, 0x5a, 4096);
