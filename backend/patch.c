@@ -86,7 +86,8 @@ static const char *const names[] = {
     "mi_heap_reallocf", "mi_heap_rezalloc", "mi_heap_recalloc", "mi_heap_realloc_aligned",
     "mi_heap_realloc_aligned_at", "mi_heap_rezalloc_aligned", "mi_heap_rezalloc_aligned_at",
     "mi_heap_recalloc_aligned", "mi_heap_recalloc_aligned_at", "mi_heap_alloc_new",
-    "mi_heap_alloc_new_n", "mi_heap_destroy", "mi_heap_visit_blocks",
+    "mi_heap_alloc_new_n", "mi_heap_destroy", "mi_heap_visit_blocks", "mi_register_deferred_free",
+    "mi_register_error",
 };
 #define NNAMES (sizeof names / sizeof names[0])
 

@@ -31,6 +31,8 @@
 
 typedef struct mi_heap_s mi_heap_t;
 typedef bool(mi_visit_fn)(const mi_heap_t *, const void *, void *, size_t, void *);
+typedef void(mi_deferred_fn)(bool, unsigned long long, void *);
+typedef void(mi_error_fn)(int, void *);
 
 /* The shim's own exported entry points (new_delete.c, memalign.c). */
 void *_Znwm(size_t);
@@ -130,7 +132,9 @@ void *pvalloc(size_t);
     X(mi_heap_alloc_new_n, void *, (mi_heap_t *, size_t, size_t))                             \
     X(mi_heap_destroy, void, (mi_heap_t *))                                                   \
     X(mi_heap_get_backing, mi_heap_t *, (void))                                               \
-    X(mi_heap_visit_blocks, bool, (const mi_heap_t *, bool, mi_visit_fn *, void *))
+    X(mi_heap_visit_blocks, bool, (const mi_heap_t *, bool, mi_visit_fn *, void *))           \
+    X(mi_register_deferred_free, void, (mi_deferred_fn *, void *))                            \
+    X(mi_register_error, void, (mi_error_fn *, void *))
 
 /* mimalloc's own definitions (backend/backend.h hp_backend_next), NULL when it has none. */
 static struct {
@@ -860,6 +864,63 @@ HP_EXPORT bool mi_heap_visit_blocks(const mi_heap_t *h, bool all, mi_visit_fn *f
         return real.mi_heap_visit_blocks(h, all, fn, arg);
     struct visit v = {fn, arg};
     return real.mi_heap_visit_blocks(h, all, visit_user, &v);
+}
+
+/* The program's functions mimalloc calls from inside an allocation (a deferred free, its
+ * error handler): with mimalloc patched in front of the shim, such a call runs while the shim
+ * is inside mimalloc's original code, and a free() of the shim's block there would go straight
+ * to mimalloc. They run with the patched entry points live again. */
+static mi_deferred_fn *prog_deferred;
+static void *prog_deferred_arg;
+static mi_error_fn *prog_error;
+static void *prog_error_arg;
+
+static void deferred_outside(bool force, unsigned long long heartbeat, void *arg)
+{
+    (void)arg;
+    int st = hp_patch_suspend();
+    mi_deferred_fn *fn = __atomic_load_n(&prog_deferred, __ATOMIC_ACQUIRE);
+    if (fn)
+        fn(force, heartbeat, __atomic_load_n(&prog_deferred_arg, __ATOMIC_RELAXED));
+    hp_patch_resume(st);
+}
+
+static void error_outside(int err, void *arg)
+{
+    (void)arg;
+    int st = hp_patch_suspend();
+    mi_error_fn *fn = __atomic_load_n(&prog_error, __ATOMIC_ACQUIRE);
+    if (fn)
+        fn(err, __atomic_load_n(&prog_error_arg, __ATOMIC_RELAXED));
+    hp_patch_resume(st);
+}
+
+HP_EXPORT void mi_register_deferred_free(mi_deferred_fn *fn, void *arg)
+{
+    ENTRY(mi_register_deferred_free, fn, arg);
+    if (!REAL(mi_register_deferred_free))
+        return;
+    if (!hp_be.in_front || !fn) {
+        real.mi_register_deferred_free(fn, arg);
+        return;
+    }
+    __atomic_store_n(&prog_deferred_arg, arg, __ATOMIC_RELAXED);
+    __atomic_store_n(&prog_deferred, fn, __ATOMIC_RELEASE);
+    real.mi_register_deferred_free(deferred_outside, NULL);
+}
+
+HP_EXPORT void mi_register_error(mi_error_fn *fn, void *arg)
+{
+    ENTRY(mi_register_error, fn, arg);
+    if (!REAL(mi_register_error))
+        return;
+    if (!hp_be.in_front || !fn) {
+        real.mi_register_error(fn, arg);
+        return;
+    }
+    __atomic_store_n(&prog_error_arg, arg, __ATOMIC_RELAXED);
+    __atomic_store_n(&prog_error, fn, __ATOMIC_RELEASE);
+    real.mi_register_error(error_outside, NULL);
 }
 
 /* mi_heap_destroy frees every block still in the heap at once: the shim's among them are

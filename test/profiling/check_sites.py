@@ -178,6 +178,7 @@ def main():
         site(sites, "site_strdup_leak", alloc_count=50, total_size=600, live_count=50, live_size=600)
         site(sites, "site_heap_destroyed", alloc_count=40, total_size=10000, live_count=0)
         site(sites, "site_heap_deleted", alloc_count=30, total_size=2880, live_count=30, live_size=2880)
+        site(sites, "site_deferred", alloc_count=100000, total_size=10000000, live_count=0)
         summ = doc["summary"]
         expect("double frees reported", summ["double_frees"] == 0)
         check_lines(doc, "mi_api.c")

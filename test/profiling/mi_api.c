@@ -72,6 +72,30 @@ __attribute__((noinline)) void site_heap_deleted(mi_heap_t *h)
         sink = mi_heap_zalloc_aligned(h, 96, 64);
 }
 
+/* A deferred-free function of the program's frees blocks malloc made; mimalloc calls it from
+ * inside its allocation slow path, here reached through the shim's own malloc. */
+static void *volatile pending[64];
+static volatile int npending;
+
+static void deferred(bool force, unsigned long long heartbeat, void *arg)
+{
+    (void)force, (void)heartbeat, (void)arg;
+    while (npending > 0)
+        free(pending[--npending]);
+}
+
+/* 100,000 blocks of 100 bytes, none live after: those kept waiting are freed by deferred. */
+__attribute__((noinline)) void site_deferred(void)
+{
+    for (int i = 0; i < 100000; i++) {
+        void *p = malloc(100);
+        if (npending < 64)
+            pending[npending++] = p;
+        else
+            free(p);
+    }
+}
+
 int main(void)
 {
     site_mi_malloc();
@@ -85,6 +109,10 @@ int main(void)
     mi_heap_t *h2 = mi_heap_new();
     site_heap_deleted(h2);
     mi_heap_delete(h2);
+    mi_register_deferred_free(deferred, NULL);
+    site_deferred();
+    mi_collect(true);
+    mi_register_deferred_free(NULL, NULL);
     sink = leaks;
     return 0;
 }

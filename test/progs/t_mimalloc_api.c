@@ -286,6 +286,43 @@ static void visiting(void)
     mi_heap_destroy(h);
 }
 
+/* A deferred-free function that frees malloc's blocks: mimalloc calls it from inside its own
+ * allocation slow path, which under the shim may be a call the shim made. */
+static void *volatile pending[256];
+/* volatile: clang takes malloc for a call that cannot touch the program's globals and would
+ * keep npending in a register across it, while mimalloc's call of deferred changes it */
+static volatile int npending, deferred_calls;
+
+static void deferred(bool force, unsigned long long heartbeat, void *arg)
+{
+    (void)force, (void)heartbeat, (void)arg;
+    deferred_calls++;
+    while (npending > 0) {
+        void *p = pending[--npending];
+        CHECK(pat_ok(p, 64, 3), "pending block overwritten");
+        free(p);
+    }
+}
+
+static void deferred_frees(void)
+{
+    mi_register_deferred_free(deferred, NULL);
+    for (unsigned i = 0; i < 200000; i++) {
+        size_t n = 64 + (i * 7) % 4000;
+        void *p = malloc(n);
+        pat_fill(p, 64, 3);
+        if (npending < 256)
+            pending[npending++] = p;
+        else
+            free(p);
+    }
+    mi_collect(true);
+    mi_register_deferred_free(NULL, NULL);
+    while (npending > 0)
+        free(pending[--npending]);
+    printf("deferred free called: %s\n", deferred_calls ? "yes" : "no");
+}
+
 static void cxx_forms(void)
 {
     for (int i = 0; i < 300; i++) {
@@ -329,6 +366,7 @@ int main(void)
     cxx_forms();
     bsd_names();
     visiting();
+    deferred_frees();
     volatile size_t huge = SIZE_MAX;
     CHECK(mi_reallocn(NULL, huge, 2) == NULL && mi_calloc(huge, 2) == NULL && mi_mallocn(huge / 2, 3) == NULL,
           "overflows not refused");
