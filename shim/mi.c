@@ -895,33 +895,24 @@ static void error_outside(int err, void *arg)
     hp_patch_resume(st);
 }
 
-HP_EXPORT void mi_register_deferred_free(mi_deferred_fn *fn, void *arg)
-{
-    ENTRY(mi_register_deferred_free, fn, arg);
-    if (!REAL(mi_register_deferred_free))
-        return;
-    if (!hp_be.in_front || !fn) {
-        real.mi_register_deferred_free(fn, arg);
-        return;
+/* Register the program's function fn: through its wrapper when mimalloc is patched in front. */
+#define REGISTER(name, type, slot, slot_arg, wrapper)             \
+    HP_EXPORT void name(type *fn, void *arg)                      \
+    {                                                             \
+        ENTRY(name, fn, arg);                                     \
+        if (!REAL(name))                                          \
+            return;                                               \
+        if (!hp_be.in_front || !fn) {                             \
+            real.name(fn, arg);                                   \
+            return;                                               \
+        }                                                         \
+        __atomic_store_n(&slot_arg, arg, __ATOMIC_RELAXED);       \
+        __atomic_store_n(&slot, fn, __ATOMIC_RELEASE);            \
+        real.name(wrapper, NULL);                                 \
     }
-    __atomic_store_n(&prog_deferred_arg, arg, __ATOMIC_RELAXED);
-    __atomic_store_n(&prog_deferred, fn, __ATOMIC_RELEASE);
-    real.mi_register_deferred_free(deferred_outside, NULL);
-}
-
-HP_EXPORT void mi_register_error(mi_error_fn *fn, void *arg)
-{
-    ENTRY(mi_register_error, fn, arg);
-    if (!REAL(mi_register_error))
-        return;
-    if (!hp_be.in_front || !fn) {
-        real.mi_register_error(fn, arg);
-        return;
-    }
-    __atomic_store_n(&prog_error_arg, arg, __ATOMIC_RELAXED);
-    __atomic_store_n(&prog_error, fn, __ATOMIC_RELEASE);
-    real.mi_register_error(error_outside, NULL);
-}
+REGISTER(mi_register_deferred_free, mi_deferred_fn, prog_deferred, prog_deferred_arg, deferred_outside)
+REGISTER(mi_register_error, mi_error_fn, prog_error, prog_error_arg, error_outside)
+#undef REGISTER
 
 /* mi_heap_destroy frees every block still in the heap at once: the shim's among them are
  * recorded as freed first. (mimalloc deletes instead of destroying the backing heap, whose
