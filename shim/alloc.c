@@ -496,8 +496,9 @@ void *hp_block_in(void *raw, size_t size)
     uintptr_t r = (uintptr_t)raw, end = r + size;
     uintptr_t u = (r + HP_HEADER_SIZE + HP_MIN_ALIGN - 1) & ~(uintptr_t)(HP_MIN_ALIGN - 1);
     for (; u <= end && u - r <= HP_MAX_ALIGN + HP_HEADER_SIZE + HP_MIN_ALIGN; u += HP_MIN_ALIGN) {
-        struct hp_header *h = our_header((void *)u);
-        if (h && hp_hdr_raw((void *)u, h) == raw &&
+        /* (the header's bytes are inside the block: readable without asking, page start or not) */
+        struct hp_header *h = hp_hdr((void *)u);
+        if (h->check == hp_header_check((void *)u, h->base_off) && hp_hdr_raw((void *)u, h) == raw &&
             __atomic_load_n(&h->state, __ATOMIC_RELAXED) == HP_STATE_LIVE)
             return (void *)u;
     }
