@@ -413,7 +413,7 @@ HP_EXPORT void *mi_memalign(size_t a, size_t n)
     ENTRY(mi_memalign, a, n);
     if (!valid(a, 0))
         return REAL(mi_memalign) ? real.mi_memalign(a, n) : NULL;
-    return hp_alloc(n, a > 16 ? a : 0, 0);
+    return aligned_block(n, a, 0, 0);
 }
 
 HP_EXPORT void *mi_aligned_alloc(size_t a, size_t n)
@@ -421,7 +421,7 @@ HP_EXPORT void *mi_aligned_alloc(size_t a, size_t n)
     ENTRY(mi_aligned_alloc, a, n);
     if (!valid(a, 0))
         return REAL(mi_aligned_alloc) ? real.mi_aligned_alloc(a, n) : NULL;
-    return hp_alloc(n, a > 16 ? a : 0, 0);
+    return aligned_block(n, a, 0, 0);
 }
 
 HP_EXPORT int mi_posix_memalign(void **out, size_t a, size_t n)
@@ -429,7 +429,7 @@ HP_EXPORT int mi_posix_memalign(void **out, size_t a, size_t n)
     ENTRY(mi_posix_memalign, out, a, n);
     if (!out || a % sizeof(void *) != 0 || !valid(a, 0))
         return REAL(mi_posix_memalign) ? real.mi_posix_memalign(out, a, n) : EINVAL;
-    void *p = hp_alloc(n, a > 16 ? a : 0, 0);
+    void *p = aligned_block(n, a, 0, 0);
     if (!p)
         return ENOMEM;
     *out = p;
