@@ -595,8 +595,15 @@ START_TEST(test_forget_block)
     /* a block of someone else's, full of look-alike bytes */
     char *other = fake_make(4096, 0, 0);
     memset(other, 0x5a, 4096);
+    ck_assert_ptr_null(hp_block_in(other, 4096));
+    uint64_t frees = hp_counters.double_frees;
+    int backend_frees = st.free;
     hp_forget_block(other, 4096);
     hp_forget_block(NULL, 100);
+    ck_assert_uint_eq(hp_counters.double_frees, frees);
+    ck_assert_int_eq(st.free, backend_frees);
+    for (size_t i = 0; i < 4096; i++)
+        ck_assert_uint_eq((unsigned char)other[i], 0x5a); /* not written */
 }
 END_TEST
 
