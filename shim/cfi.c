@@ -649,6 +649,8 @@ static HP_COLD int walk_too_deep(struct hp_walk_cache *wc, int m, int reuse, int
     return n;
 }
 
+static void sites_clear(struct hp_site_cache *sc);
+
 /* The thread's rules and previous walk date from before code was unloaded. */
 static HP_COLD void walk_cache_new_code(struct hp_walk_cache *wc, uint32_t gen)
 {
@@ -656,6 +658,7 @@ static HP_COLD void walk_cache_new_code(struct hp_walk_cache *wc, uint32_t gen)
     wc->first_ip = 0;
     wc->first_rule = 0;
     hp_walk_cache_reset(wc);
+    sites_clear(&wc->sites);
     wc->gen = gen;
 }
 
@@ -799,6 +802,7 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
     if (!wc)
         return hp_cfi_walk_plain(ip, sp, bp, stack_hi, pcs, max, truncated, hash);
     *hash = hp_stack_hash(pcs, 0);
+    wc->res_out = NULL; /* (for hp_cfi_site_add) no walk in the cache */
     if (!cache || stack_hi < 32)
         return 0;
     uintptr_t hi16 = stack_hi - 16;
@@ -844,6 +848,195 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
     return n;
 }
 
+/* ---------- the site cache (cfi.h) ---------- */
+
+/* Lookups per judgement of the hit rate; lookups skipped after a window with under a quarter
+ * of hits once the sets are at their largest (a program whose stacks keep changing, like
+ * bench/alloc_bench's random call chains, would pay for lookups and additions that never
+ * pay back): HP_SITE_SKIP after the first such window, twice as many after each further one
+ * in a row, up to 32 times. */
+#define HP_SITE_WINDOW 1024
+#define HP_SITE_SKIP 32768
+#define ORDER_INIT 0xe4 /* ways 0, 1, 2, 3 from most to least recently used */
+
+static inline uint64_t site_set(uintptr_t ip, uintptr_t sp, uint64_t mask)
+{
+    return (((ip + (sp >> 3)) * 0x9e3779b97f4a7c15ull) >> 40) & mask;
+}
+
+/* Way w becomes the most recently used of order o. */
+static inline uint8_t order_touch(uint8_t o, unsigned w)
+{
+    unsigned p = 0;
+    while (((o >> (2 * p)) & 3) != w)
+        p++;
+    unsigned below = o & ((1u << (2 * p)) - 1);
+    unsigned above = p == 3 ? 0 : o & ~((1u << (2 * p + 2)) - 1) & 0xff;
+    return (uint8_t)(above | (below << 2) | w);
+}
+
+static void sites_clear(struct hp_site_cache *sc)
+{
+    if (!sc->tags)
+        return;
+    hp_memset(sc->tags, 0, (sc->mask + 1) * sizeof *sc->tags);
+    hp_memset(sc->order, ORDER_INIT, sc->mask + 1);
+}
+
+void hp_walk_cache_forget(struct hp_walk_cache *wc)
+{
+    hp_walk_cache_reset(wc);
+    sites_clear(&wc->sites);
+    wc->sites.pending = 0;
+}
+
+/* Sets for n sets, empty; 0 without metadata memory (the old ones stay). */
+static HP_COLD int sites_alloc(struct hp_site_cache *sc, uint64_t n)
+{
+    struct hp_site_tag(*tags)[HP_SITE_WAYS] = hp_meta_alloc(n * sizeof *tags);
+    struct hp_site *body = tags ? hp_meta_alloc(n * HP_SITE_WAYS * sizeof *body) : NULL;
+    uint8_t *order = body ? hp_meta_alloc(n) : NULL;
+    if (!order)
+        return 0; /* what was allocated stays in the arena, unused */
+    hp_memset(order, ORDER_INIT, n);
+    sc->order = order;
+    sc->body = body;
+    sc->mask = n - 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    sc->tags = tags;
+    sc->misses = 0;
+    return 1;
+}
+
+/* Do the entry's slots still hold what its walk read, seen from stack pointer sp? Entries are
+ * padded to a multiple of four checks with copies of their first (hp_cfi_site_add). */
+static inline int site_holds(const struct hp_site *b, uintptr_t sp)
+{
+    for (uint32_t k = 0; k < b->n; k += 4) {
+        uintptr_t d = (*(const uintptr_t *)(sp + b->off[k]) ^ b->val[k]) |
+                      (*(const uintptr_t *)(sp + b->off[k + 1]) ^ b->val[k + 1]) |
+                      (*(const uintptr_t *)(sp + b->off[k + 2]) ^ b->val[k + 2]) |
+                      (*(const uintptr_t *)(sp + b->off[k + 3]) ^ b->val[k + 3]);
+        if (d)
+            return 0;
+    }
+    return 1;
+}
+
+static HP_COLD void site_window(struct hp_site_cache *sc)
+{
+    if (sc->hits < HP_SITE_WINDOW / 4 && sc->mask == HP_SITE_SETS_MAX - 1) {
+        sc->off = HP_SITE_SKIP << sc->low_runs;
+        if (sc->low_runs < 5)
+            sc->low_runs++;
+    } else {
+        sc->low_runs = 0;
+    }
+    sc->tries = sc->hits = 0;
+}
+
+uint32_t hp_cfi_site_find(struct hp_walk_cache *wc, uintptr_t ip, uintptr_t sp, uintptr_t bp,
+                          uintptr_t hi, int *truncated)
+{
+    struct hp_site_cache *sc = &wc->sites;
+    sc->pending = 0;
+    if (HP_UNLIKELY(!sc->tags) && !sites_alloc(sc, HP_SITE_SETS_MIN)) {
+        sc->off = UINT32_MAX; /* no memory for it: (nearly) never again */
+        return 0;
+    }
+    if (HP_UNLIKELY(++sc->tries == HP_SITE_WINDOW))
+        site_window(sc);
+    /* Rules cached before code was unloaded: the walk that follows empties the sets. */
+    if (HP_LIKELY(wc->gen == __atomic_load_n(&code_gen, __ATOMIC_ACQUIRE))) {
+        uint64_t s = site_set(ip, sp, sc->mask);
+        const struct hp_site_tag *tg = sc->tags[s];
+        unsigned o = sc->order[s];
+        /* Most recently used first: stacks that share the key come back in runs. */
+        for (unsigned i = 0; i < HP_SITE_WAYS; i++) {
+            unsigned w = (o >> (2 * i)) & 3;
+            if (tg[w].ip != ip || tg[w].sp != sp)
+                continue;
+            const struct hp_site *b = &sc->body[s * HP_SITE_WAYS + w];
+            if (b->hi != hi || (b->bp_matters && b->bp != bp) || !site_holds(b, sp))
+                continue;
+            if (i)
+                sc->order[s] = order_touch((uint8_t)o, w);
+            sc->hits++;
+            *truncated = b->truncated;
+            return b->id;
+        }
+    }
+    if (HP_UNLIKELY(++sc->misses > (sc->mask + 1) * HP_SITE_WAYS) && sc->mask < HP_SITE_SETS_MAX - 1)
+        sites_alloc(sc, (sc->mask + 1) * 4);
+    sc->q_ip = ip;
+    sc->q_sp = sp;
+    sc->q_bp = bp;
+    sc->q_hi = hi;
+    sc->pending = 1;
+    return 0;
+}
+
+void hp_cfi_site_add(struct hp_walk_cache *wc, uint32_t id)
+{
+    struct hp_site_cache *sc = &wc->sites;
+    if (!sc->pending)
+        return;
+    sc->pending = 0;
+    /* The walk's frames are in wc's arrays, [base, base + n) (not when it was too deep for
+     * them, nor when there was no walk). */
+    long b = wc->base;
+    if (!id || b >= HP_WALK_MAX || wc->res_out != &wc->ip[b] || !sc->tags)
+        return;
+    int n = HP_WALK_MAX - (int)b < wc->max ? HP_WALK_MAX - (int)b : wc->max;
+    int trunc = wc->res_trunc;
+    if (n > HP_SITE_FRAMES || wc->ip[b] != sc->q_ip)
+        return;
+    uintptr_t sp = sc->q_sp, room = sc->q_hi - sp;
+    uint64_t s = site_set(sc->q_ip, sp, sc->mask);
+    unsigned w = sc->order[s] >> 6; /* the least recently used way */
+    struct hp_site *e = &sc->body[s * HP_SITE_WAYS + w];
+    /* Frame k's step read frame k + 1's address from slot[k]; the last frame's step counts
+     * when it gave the walk's end (not when the walk was cut at the depth limit, nor when
+     * there was no step: nothing read). */
+    uint32_t m = (uint32_t)n - 1;
+    if (!trunc && wc->slot[b + n - 1] != (uintptr_t)&hp_walk_no_slot)
+        m++;
+    /* The slots go up the stack with the frames: the first and the last tell whether all of
+     * them are on the stack walked (they cannot be elsewhere: then the entry is not kept). */
+    if (m && (room < 8 || wc->slot[b] - sp > room - 8 || wc->slot[b + m - 1] - sp > room - 8 ||
+              wc->slot[b + m - 1] - sp > UINT32_MAX))
+        return;
+    for (uint32_t k = 0; k < m; k++) {
+        e->off[k] = (uint32_t)(wc->slot[b + k] - sp);
+        e->val[k] = wc->ip[b + k + 1];
+    }
+    e->n = m;
+    for (uint32_t k = m; k & 3; k++) { /* padding: the first check again */
+        e->off[k] = e->off[0];
+        e->val[k] = e->val[0];
+    }
+    /* Does the walk depend on the caller's frame register? Only through frames that use it
+     * before one restores it from the stack. */
+    int matters = 0;
+    uint64_t r = wc->first_ip == sc->q_ip ? wc->first_rule : thread_rule(wc, sc->q_ip);
+    for (int k = 0;;) {
+        if (!(r & R_VALID) || (r & (R_FP | R_CFA_RBP))) {
+            matters = 1;
+            break;
+        }
+        if ((r & R_RBP_SAVED) || ++k >= n)
+            break;
+        r = thread_rule(wc, wc->ip[b + k]);
+    }
+    e->bp = sc->q_bp;
+    e->bp_matters = (uint8_t)matters;
+    e->hi = sc->q_hi;
+    e->id = id;
+    e->truncated = (uint8_t)trunc;
+    sc->tags[s][w] = (struct hp_site_tag){sc->q_ip, sp};
+    sc->order[s] = order_touch(sc->order[s], w);
+}
+
 #else
 
 int hp_cfi_init(void) { return -1; }
@@ -866,5 +1059,15 @@ int hp_cfi_walk_plain(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_
 }
 
 void hp_walk_cache_reset(struct hp_walk_cache *wc) { wc->base = HP_WALK_MAX; }
+void hp_walk_cache_forget(struct hp_walk_cache *wc) { wc->base = HP_WALK_MAX; }
+
+uint32_t hp_cfi_site_find(struct hp_walk_cache *wc, uintptr_t ip, uintptr_t sp, uintptr_t bp,
+                          uintptr_t hi, int *truncated)
+{
+    (void)wc, (void)ip, (void)sp, (void)bp, (void)hi, (void)truncated;
+    return 0;
+}
+
+void hp_cfi_site_add(struct hp_walk_cache *wc, uint32_t id) { (void)wc, (void)id; }
 
 #endif

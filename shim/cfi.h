@@ -19,6 +19,46 @@
 /* A step that reads no return address names this slot, whose value (0) never changes. */
 extern const uintptr_t hp_walk_no_slot;
 
+/* The thread's cache of whole stacks by their innermost frame (the allocator's caller: its
+ * return address and stack pointer), for allocations whose stack is one the thread allocated
+ * from before: a hit hands back the context without walking. An entry keeps where each return
+ * address of the walk was read (as an offset from that stack pointer) and what it read there;
+ * it is taken only if every one of those slots still holds what it held, on the same stack
+ * (same top), and, when the walk used the caller's frame register before any frame restored
+ * it, with the same register. That is the test the walk's reuse of its previous walk makes
+ * (suffix_holds), made from the first frame on. Four entries per set, least recently used
+ * first out; the sets grow fourfold from HP_SITE_SETS_MIN up to HP_SITE_SETS_MAX as the thread
+ * keeps missing. Walks deeper than HP_SITE_FRAMES frames are not kept. */
+#define HP_SITE_WAYS 4
+#define HP_SITE_FRAMES 64
+#define HP_SITE_SETS_MIN 4
+#define HP_SITE_SETS_MAX 64
+
+struct hp_site_tag {
+    uintptr_t ip, sp; /* ip 0: an empty way */
+};
+
+struct hp_site {
+    uintptr_t bp, hi;   /* the caller's frame register (when it matters) and the stack's top */
+    uint32_t id, n;     /* the context; how many slots to check */
+    uint8_t bp_matters, truncated, pad[6];
+    uint32_t off[HP_SITE_FRAMES];  /* slot k at sp + off[k] ... */
+    uintptr_t val[HP_SITE_FRAMES]; /* ... holds val[k] */
+};
+
+struct hp_site_cache {
+    struct hp_site_tag (*tags)[HP_SITE_WAYS];
+    struct hp_site *body;  /* set s, way w: body[s * HP_SITE_WAYS + w] */
+    uint8_t *order;        /* per set: its ways from most to least recently used, 2 bits each */
+    uint64_t mask;         /* sets - 1 */
+    uint64_t misses;       /* lookups that found nothing since the sets last grew */
+    uint32_t tries, hits;  /* lookups and hits in the current window (HP_SITE_WINDOW) */
+    uint32_t off;          /* lookups still to skip: the thread's stacks keep changing */
+    uint32_t low_runs;     /* windows in a row with few hits (up to 5) */
+    uint32_t pending;      /* the last lookup missed: the walk that follows may be kept */
+    uintptr_t q_ip, q_sp, q_bp, q_hi, q_frame; /* that lookup's frame (q_frame: the shim's) */
+};
+
 struct hp_walk_cache {
     int base;           /* the previous walk is in [base, HP_WALK_MAX); HP_WALK_MAX: none */
     int truncated;      /* it stopped at the depth limit, not at the end of the stack */
@@ -57,6 +97,7 @@ struct hp_walk_cache {
         uintptr_t ra;
         uint64_t rule;
     } rules[HP_WALK_RULES];
+    struct hp_site_cache sites;
 };
 _Static_assert(sizeof(struct hp_walk_rule) == 16, "an address and its rule share a line");
 
@@ -93,6 +134,27 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
 int hp_cfi_walk_plain(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs,
                       int max, int *truncated, uint64_t *hash);
 void hp_walk_cache_reset(struct hp_walk_cache *wc);
+/* The walk cache is another thread's now (a recycled thread cache): forget its sites too. */
+void hp_walk_cache_forget(struct hp_walk_cache *wc);
+/* The context of the stack whose innermost frame has return address ip, stack pointer sp and
+ * frame register bp, on the stack whose top is hi, if the thread's site cache knows it (and
+ * *truncated: whether its walk was cut at the depth limit); else 0, and the walk that follows
+ * (hp_cfi_walk from the same frame) may be added with hp_cfi_site_add. */
+uint32_t hp_cfi_site_find(struct hp_walk_cache *wc, uintptr_t ip, uintptr_t sp, uintptr_t bp,
+                          uintptr_t hi, int *truncated);
+/* Is the site cache resting (its hit rate was low)? Then the caller walks without it. Call
+ * before hp_cfi_site_find, which it counts for. */
+static inline int hp_cfi_site_skip(struct hp_walk_cache *wc)
+{
+    wc->sites.pending = 0;
+    if (__builtin_expect(wc->sites.off != 0, 0)) {
+        wc->sites.off--;
+        return 1;
+    }
+    return 0;
+}
+/* The walk just made (after a hp_cfi_site_find that found nothing) has context id. */
+void hp_cfi_site_add(struct hp_walk_cache *wc, uint32_t id);
 /* Code was unloaded: rules cached for its addresses may not fit what is loaded there next.
  * Empties the shared rule cache now and each thread's cache at its next walk. */
 void hp_cfi_code_unloaded(void);

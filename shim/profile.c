@@ -789,7 +789,7 @@ static HP_COLD struct hp_thread *thread_new(void)
     t = free_threads;
     if (t) {
         free_threads = t->next_free;
-        hp_walk_cache_reset(&t->walk); /* another thread's stack */
+        hp_walk_cache_forget(&t->walk); /* another thread's stack */
     } else {
         t = hp_meta_alloc(sizeof *t);
         if (t) {
@@ -1030,6 +1030,49 @@ static HP_COLD uint32_t nested_alloc(uint64_t size, uint32_t now_ms, uint32_t cp
     return id;
 }
 
+/* The context of the stack from frame, walked into pcs (at most max frames) and looked up in
+ * the thread's stack caches, then the depot: its id (and *c, when the depot gave it), or 0
+ * when the depot has no room. The walk is offered to the thread's site cache. */
+static inline __attribute__((always_inline)) uint32_t find_context(struct hp_thread *t, uintptr_t *pcs,
+                                                                   int max, int *truncated,
+                                                                   uintptr_t frame, struct hp_ctx **c)
+{
+    const uintptr_t *frames;
+    uint64_t h;
+    int n = hp_stack_capture(pcs, max, truncated, t ? &t->walk : NULL, &frames, &h, frame);
+    uint32_t id;
+    struct scache_entry *re = t ? &t->recent[h >> (64 - RECENT_LOG)] : NULL;
+    if (re && re->hash == h && re->id) {
+        id = re->id;
+    } else {
+        struct scache_entry *se = t ? t->scache[(h ^ (h >> 32)) & t->smask] : NULL;
+        if (se && se[0].hash == h && se[0].id) {
+            id = se[0].id;
+        } else if (se && se[1].hash == h && se[1].id) {
+            struct scache_entry hit = se[1];
+            se[1] = se[0];
+            se[0] = hit;
+            id = hit.id;
+        } else {
+            *c = depot_get(frames, n, h, 0);
+            if (HP_UNLIKELY(!*c))
+                return 0;
+            id = (*c)->id;
+            if (se) {
+                se[1] = se[0];
+                se[0] = (struct scache_entry){h, id, 0};
+                if (HP_UNLIKELY(++t->smisses > t->smask + 1) && t->smask < SCACHE_SETS - 1)
+                    grow_scache(t);
+            }
+        }
+        if (re)
+            *re = (struct scache_entry){h, id, 0};
+    }
+    if (t)
+        hp_cfi_site_add(&t->walk, id);
+    return id;
+}
+
 HP_HOT uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu, uintptr_t frame)
 {
     struct hp_tls *tl = &hp_tls;
@@ -1049,42 +1092,17 @@ HP_HOT uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu
     uintptr_t *pcs = t ? t->pcs : small;
     int max = t ? (int)hp_opt.stack_depth : 16;
     int truncated = 0;
-    const uintptr_t *frames;
-    uint64_t h;
-    int n = hp_stack_capture(pcs, max, &truncated, t ? &t->walk : NULL, &frames, &h, frame);
+    struct hp_ctx *c = NULL;
+    /* A stack the thread allocated from before: its context without a walk. */
+    uint32_t id = t ? hp_stack_site_find(&t->walk, frame, &truncated) : 0;
+    if (!id)
+        id = find_context(t, pcs, max, &truncated, frame, &c);
     if (truncated)
         hp_count(&hp_counters.truncated_stacks);
-    struct hp_ctx *c = NULL;
-    uint32_t id = 0;
-    struct scache_entry *re = t ? &t->recent[h >> (64 - RECENT_LOG)] : NULL;
-    if (re && re->hash == h && re->id) {
-        id = re->id;
-    } else {
-        struct scache_entry *se = t ? t->scache[(h ^ (h >> 32)) & t->smask] : NULL;
-        if (se && se[0].hash == h && se[0].id) {
-            id = se[0].id;
-        } else if (se && se[1].hash == h && se[1].id) {
-            struct scache_entry hit = se[1];
-            se[1] = se[0];
-            se[0] = hit;
-            id = hit.id;
-        } else {
-            c = depot_get(frames, n, h, 0);
-            if (HP_UNLIKELY(!c)) {
-                hp_count(&hp_counters.unprofiled_allocs);
-                tl->depth = 0;
-                return 0;
-            }
-            id = c->id;
-            if (se) {
-                se[1] = se[0];
-                se[0] = (struct scache_entry){h, id, 0};
-                if (HP_UNLIKELY(++t->smisses > t->smask + 1) && t->smask < SCACHE_SETS - 1)
-                    grow_scache(t);
-            }
-        }
-        if (re)
-            *re = (struct scache_entry){h, id, 0};
+    if (HP_UNLIKELY(!id)) {
+        hp_count(&hp_counters.unprofiled_allocs);
+        tl->depth = 0;
+        return 0;
     }
     if (HP_LIKELY(t != NULL)) {
         hp_lock(&t->lock);

@@ -320,14 +320,36 @@ static inline int leave_shim(uintptr_t fp, uintptr_t *ret, uintptr_t *sp, uintpt
     return 0;
 }
 
+static int use_cfi;
+
 /* Leave the shim's frames, then follow the program's with their call frame information. */
 static int capture_cfi(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc,
                        const uintptr_t **out, uint64_t *hash, uintptr_t fp)
 {
     uintptr_t ret, sp, bp, hi;
-    if (!leave_shim(fp, &ret, &sp, &bp, &hi))
+    struct hp_site_cache *sc = wc ? &wc->sites : NULL;
+    if (sc && sc->pending && sc->q_frame == fp) {
+        /* hp_stack_site_find left the shim's frames from this very frame a moment ago */
+        ret = sc->q_ip;
+        sp = sc->q_sp;
+        bp = sc->q_bp;
+        hi = sc->q_hi;
+    } else if (!leave_shim(fp, &ret, &sp, &bp, &hi)) {
         return 0;
+    }
     return hp_cfi_walk(ret, sp, bp, hi, pcs, max, truncated, wc, out, hash);
+}
+
+uint32_t hp_stack_site_find(struct hp_walk_cache *wc, uintptr_t frame, int *truncated)
+{
+    if (hp_cfi_site_skip(wc) || !__atomic_load_n(&use_cfi, __ATOMIC_RELAXED) || !frame)
+        return 0;
+    uintptr_t ret, sp, bp, hi;
+    if (!leave_shim(frame, &ret, &sp, &bp, &hi))
+        return 0;
+    uint32_t id = hp_cfi_site_find(wc, ret, sp, bp, hi, truncated);
+    wc->sites.q_frame = frame;
+    return id;
 }
 
 /* The same without a walk cache, for hp_stack_capture_nested (a function of its own: the
@@ -340,8 +362,6 @@ static HP_COLD int capture_cfi_plain(uintptr_t *pcs, int max, int *truncated, ui
         return 0;
     return hp_cfi_walk_plain(ret, sp, bp, hi, pcs, max, truncated, hash);
 }
-
-static int use_cfi;
 
 static int capture_unwind(uintptr_t *pcs, int max, int *truncated)
 {

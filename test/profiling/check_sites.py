@@ -5,7 +5,7 @@ KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | sig
 interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads | cancel | ext_api | mi_api | killed | killed_early | vfork_kill |
 drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sandbox_prctl |
 sandbox_syscall | sandbox_evict | spool_copy | filtered | sanitized | asan_lib | peak_kill | rjem | rjem_off |
-ctor_alloc | handler | align.
+ctor_alloc | handler | align | same_depth.
 Prints one line per failed expectation and exits 1 if there was any."""
 import json
 import sys
@@ -195,6 +195,32 @@ def main():
         wrong = [d for d in counts if counts[d] != 3 * d]
         expect(f"depths with wrong counts: {wrong[:5]}", not wrong)
         expect("no evictions happened", doc["summary"]["evicted_hibs"] > 0)
+    elif kind == "same_depth":
+        # argv[3]: same_depth's output, "outer dyn caller count" lines. dyn 1 and 2 differ only
+        # in how much dyn_frame allocates on its stack: the same stack, one class.
+        want_n, want_b = {}, {}
+        for line in open(sys.argv[3]):
+            o, dy, ca, n = (int(v) for v in line.split())
+            key = (o, min(dy, 1), ca)
+            want_n[key] = want_n.get(key, 0) + n
+            want_b[key] = want_b.get(key, 0) + n * 16 * (1 + o * 6 + dy * 2 + ca)
+        got_n, got_b = {}, {}
+        for c in doc["contexts"]:
+            names = [f["function"] for f in c["frames"]]
+            if not names or names[0] != "leaf":
+                continue
+            key = (int("outer_y" in names), int("dyn_frame" in names), int("caller_b" in names))
+            expect(f"a context of leaf with {'caller_a' in names} / {'caller_b' in names} "
+                   f"caller_a / caller_b and {'outer_x' in names} / {'outer_y' in names} "
+                   f"outer_x / outer_y: {names[:8]}",
+                   ("caller_a" in names) != ("caller_b" in names) and
+                   ("outer_x" in names) != ("outer_y" in names))
+            got_n[key] = got_n.get(key, 0) + c["alloc_count"]
+            got_b[key] = got_b.get(key, 0) + c["total_size"]
+        for key in sorted(want_n):
+            expect(f"path {key}: {got_n.get(key, 0)} allocations of {got_b.get(key, 0)} bytes, "
+                   f"expected {want_n[key]} of {want_b[key]}",
+                   got_n.get(key, 0) == want_n[key] and got_b.get(key, 0) == want_b[key])
     elif kind == "stacks":
         n = sum(c["alloc_count"] for c in doc["contexts"]
                 if c["frames"] and c["frames"][0]["function"] == "co_alloc")

@@ -567,6 +567,20 @@ for unw in cfi fp libunwind; do
     fi
 done
 
+# Stacks that share their innermost frames at the same stack pointers and part further out,
+# changing all the time, in two threads: every allocation is recorded under its own path,
+# whatever the walk's caches kept (same_depth.c), for both compilers, with the unwinders that
+# see the whole stack of code without frame pointers.
+for cc in gcc clang; do
+    $cc -O2 -g -pthread -o "$out/$cc/same_depth" test/profiling/same_depth.c || bad "build-$cc" "same_depth.c"
+    for unw in cfi libunwind; do
+        name=same-depth-$cc-$unw
+        if run "$name" "unwinder=$unw" "$out/$cc/same_depth"; then
+            check "$name" same_depth "$(ls "$tmp/$name"/p.*.hpf | head -1)" "$tmp/$name.out"
+        fi
+    done
+done
+
 # A signal handler allocating and freeing while main allocates at full speed, so that most of
 # its calls interrupt the shim recording one of main's: every block is recorded at its site,
 # with its free, for both compilers and every unwinder (with cfi and fp, nothing goes

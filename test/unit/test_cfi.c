@@ -27,6 +27,23 @@ static struct result cached, plain;
 static int max_depth = 64;
 static int compare = 1; /* level() checks each capture */
 
+/* With use_sites, capture() asks the site cache first, as an allocation does; a stack gets the
+ * id of its hash in ids[] (numbered as they come), and a hit must give the id of the stack
+ * walked from scratch. */
+static int use_sites;
+static uint64_t ids[4096];
+static uint32_t nids, site_hits, site_tries;
+
+static uint32_t id_of(uint64_t hash)
+{
+    for (uint32_t i = 0; i < nids; i++)
+        if (ids[i] == hash)
+            return i + 1;
+    ck_assert_uint_lt(nids, 4096);
+    ids[nids++] = hash;
+    return nids;
+}
+
 /* Walk from this function's caller twice: with the cache and from scratch. */
 static __attribute__((noinline)) void capture(void)
 {
@@ -35,12 +52,30 @@ static __attribute__((noinline)) void capture(void)
     uintptr_t hi = (uintptr_t)__libc_stack_end;
     const uintptr_t *out;
     uintptr_t buf[HP_WALK_MAX];
+    uint32_t hit = 0;
+    int hit_trunc = 0;
+    if (use_sites) {
+        site_tries++;
+        if (!hp_cfi_site_skip(&wc))
+            hit = hp_cfi_site_find(&wc, ip, sp, bp, hi, &hit_trunc);
+    }
     cached.truncated = 0;
-    cached.n = hp_cfi_walk(ip, sp, bp, hi, buf, max_depth, &cached.truncated, &wc, &out, &cached.hash);
-    memcpy(cached.pcs, out, (size_t)cached.n * sizeof *out);
+    if (!hit) {
+        cached.n = hp_cfi_walk(ip, sp, bp, hi, buf, max_depth, &cached.truncated, &wc, &out, &cached.hash);
+        memcpy(cached.pcs, out, (size_t)cached.n * sizeof *out);
+    }
     plain.truncated = 0;
     plain.n = hp_cfi_walk(ip, sp, bp, hi, plain.pcs, max_depth, &plain.truncated, NULL, &out, &plain.hash);
     ck_assert_ptr_eq(out, plain.pcs);
+    if (hit) {
+        /* What check_same compares: the stack of the id found. */
+        site_hits++;
+        ck_assert_uint_eq(hit, id_of(plain.hash));
+        ck_assert_int_eq(hit_trunc, plain.truncated);
+        cached = plain;
+    } else if (use_sites) {
+        hp_cfi_site_add(&wc, id_of(cached.hash));
+    }
 }
 
 static void check_same(void)
@@ -196,6 +231,115 @@ START_TEST(test_walk_cut_to_depth)
 }
 END_TEST
 
+static void sites_setup(void)
+{
+    setup();
+    hp_walk_cache_forget(&wc);
+    nids = site_hits = site_tries = 0;
+    use_sites = 1;
+}
+
+/* The site cache hands out the context of the stack walked from scratch, every time, while
+ * the same innermost frame (level()'s call to capture, at the same stack pointer for the same
+ * depth) is reached through other callers further out, and it is used. (Stacks repeat only
+ * when level() is called from the same place: each loop below has one call.) */
+START_TEST(test_sites_same_as_walk)
+{
+    sites_setup();
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 6000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        /* a few stacks most of the time, now and then another one */
+        unsigned path = (x >> 40) % 8 ? (unsigned)(x >> 20) & 3u : (unsigned)(x >> 20);
+        level(4 + (int)(x % 5), path);
+    }
+    ck_assert_uint_gt(site_hits, site_tries / 2);
+    use_sites = 0;
+}
+END_TEST
+
+/* Stacks that differ only in their outermost recursive frame, and the same stack again: the
+ * entry of one is never taken for the other. */
+/* level(depth, path) from one call site, times times (a loop the compiler cannot unroll into
+ * several call sites, which would make each call's stack another one). */
+static volatile int times_v;
+
+static __attribute__((noinline)) void repeat(int times, int depth, unsigned path)
+{
+    times_v = times;
+    for (int i = 0; i < times_v; i++)
+        level(depth, path);
+}
+
+START_TEST(test_sites_siblings)
+{
+    sites_setup();
+    for (int rep = 0; rep < 3; rep++)
+        for (unsigned path = 0; path < 64; path++) {
+            repeat(2, 6, path);
+            repeat(1, 6, path ^ 32u);
+        }
+    ck_assert_uint_gt(site_hits, 64);
+    use_sites = 0;
+}
+END_TEST
+
+/* Walks cut at the depth limit (every stack here is deeper than 5): the frames past the limit
+ * do not matter, and the flag comes back with the id (capture checks it). */
+START_TEST(test_sites_truncated)
+{
+    sites_setup();
+    max_depth = 5;
+    for (int rep = 0; rep < 4; rep++)
+        for (unsigned path = 0; path < 32; path++) {
+            repeat(1, 10, path);
+            ck_assert_int_eq(plain.truncated, 1);
+            repeat(2, 2, path);
+            ck_assert_int_eq(plain.truncated, 1);
+        }
+    ck_assert_uint_gt(site_hits, 64);
+    max_depth = 64;
+    use_sites = 0;
+}
+END_TEST
+
+/* Code unloaded: what the cache knew is not used any more (the next lookup misses), and it
+ * fills again. A recycled walk cache (another thread's) starts empty. */
+START_TEST(test_sites_forget)
+{
+    sites_setup();
+    repeat(2, 5, 3);
+    ck_assert_uint_eq(site_hits, 1);
+    hp_cfi_code_unloaded();
+    repeat(2, 5, 3);
+    ck_assert_uint_eq(site_hits, 2);
+    hp_walk_cache_forget(&wc);
+    repeat(2, 5, 3);
+    ck_assert_uint_eq(site_hits, 3);
+}
+END_TEST
+
+/* More stacks than the cache holds at first: it grows, and a thread whose stacks never repeat
+ * soon stops looking (hp_cfi_site_skip). */
+START_TEST(test_sites_grow_and_rest)
+{
+    sites_setup();
+    for (int rep = 0; rep < 6; rep++)
+        for (int depth = 3; depth <= 10; depth++)
+            for (unsigned path = 0; path < 4; path++)
+                level(depth, path);
+    ck_assert_uint_gt(wc.sites.mask + 1, HP_SITE_SETS_MIN);
+    ck_assert_uint_gt(site_hits, 64);
+    /* Every stack new from here on: 4,096 of them at depth 12, all under one innermost frame. */
+    compare = 0;
+    for (unsigned path = 0; path < 4096 && !wc.sites.off; path++)
+        level(12, path);
+    ck_assert_uint_gt(wc.sites.off, 0);
+    compare = 1;
+    use_sites = 0;
+}
+END_TEST
+
 START_TEST(test_rseq_cpu)
 {
     hp_clock_init();
@@ -221,6 +365,11 @@ int main(void)
     tcase_add_test(tc, test_walk_truncated);
     tcase_add_test(tc, test_walk_truncated_join);
     tcase_add_test(tc, test_walk_cut_to_depth);
+    tcase_add_test(tc, test_sites_same_as_walk);
+    tcase_add_test(tc, test_sites_siblings);
+    tcase_add_test(tc, test_sites_truncated);
+    tcase_add_test(tc, test_sites_forget);
+    tcase_add_test(tc, test_sites_grow_and_rest);
     tcase_add_test(tc, test_rseq_cpu);
     suite_add_tcase(s, tc);
     return hp_unit_run(s);
