@@ -861,7 +861,7 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
 
 static inline uint64_t site_set(uintptr_t ip, uintptr_t sp, uint64_t mask)
 {
-    return (((ip + (sp >> 3)) * 0x9e3779b97f4a7c15ull) >> 40) & mask;
+    return (((ip ^ (sp * 0x9e3779b97f4a7c15ull)) * 0x9e3779b97f4a7c15ull) >> 40) & mask;
 }
 
 /* Way w becomes the most recently used of order o. */
@@ -976,6 +976,15 @@ uint32_t hp_cfi_site_find(struct hp_walk_cache *wc, uintptr_t ip, uintptr_t sp, 
     return 0;
 }
 
+/* The rule of frame k of the walk at wc's [b, ...) that the lookup of sc asked for. */
+static uint64_t site_rule(struct hp_walk_cache *wc, const struct hp_site_cache *sc, long b, int k)
+{
+    uintptr_t ip = wc->ip[b + k];
+    if (k == 0 && wc->first_ip == sc->q_ip)
+        return wc->first_rule;
+    return thread_rule(wc, ip);
+}
+
 void hp_cfi_site_add(struct hp_walk_cache *wc, uint32_t id)
 {
     struct hp_site_cache *sc = &wc->sites;
@@ -992,41 +1001,72 @@ void hp_cfi_site_add(struct hp_walk_cache *wc, uint32_t id)
     if (n > HP_SITE_FRAMES || wc->ip[b] != sc->q_ip)
         return;
     uintptr_t sp = sc->q_sp, room = sc->q_hi - sp;
+    if (room < 8 || room > UINT32_MAX)
+        return;
     uint64_t s = site_set(sc->q_ip, sp, sc->mask);
     unsigned w = sc->order[s] >> 6; /* the least recently used way */
     struct hp_site *e = &sc->body[s * HP_SITE_WAYS + w];
-    /* Frame k's step read frame k + 1's address from slot[k]; the last frame's step counts
-     * when it gave the walk's end (not when the walk was cut at the depth limit, nor when
-     * there was no step: nothing read). */
-    uint32_t m = (uint32_t)n - 1;
-    if (!trunc && wc->slot[b + n - 1] != (uintptr_t)&hp_walk_no_slot)
-        m++;
+    sc->tags[s][w].ip = 0; /* empty until the entry is whole */
+    /* What the walk read, frame by frame: frame k's step read frame k + 1's address from
+     * slot[k] (the last frame's step counts when it gave the walk's end: not when the walk
+     * was cut at the depth limit, nor when there was no step). And where a frame found its
+     * CFA through rbp (or stepped by frame pointer), the rbp it used: the caller's register
+     * (then compared as it is: bp_matters) or a value a frame further in restored from the
+     * stack (then that slot is checked too: a frame with alloca at the same stack pointer
+     * can have its frame base elsewhere). */
+    int steps = n - 1 + (!trunc && wc->slot[b + n - 1] != (uintptr_t)&hp_walk_no_slot);
+    uint32_t m = 0;
+    int matters = 0, checked = -1; /* checked: the frame whose restore is checked last */
+    uintptr_t hi = sc->q_hi;
+    /* (A walk that ended because its last frame could not step: whether that frame fails to
+     * step again can depend on its rbp too; its slot is not read.) */
+    int frames = trunc ? steps : n;
     /* The slots go up the stack with the frames: the first and the last tell whether all of
      * them are on the stack walked (they cannot be elsewhere: then the entry is not kept). */
-    if (m && (room < 8 || wc->slot[b] - sp > room - 8 || wc->slot[b + m - 1] - sp > room - 8 ||
-              wc->slot[b + m - 1] - sp > UINT32_MAX))
+    if (steps > HP_SITE_CHECKS ||
+        (steps && (wc->slot[b] - sp > room - 8 || wc->slot[b + steps - 1] - sp > room - 8)))
         return;
-    for (uint32_t k = 0; k < m; k++) {
-        e->off[k] = (uint32_t)(wc->slot[b + k] - sp);
-        e->val[k] = wc->ip[b + k + 1];
+    for (int k = 0; k < frames; k++) {
+        uintptr_t at = wc->slot[b + k], bp = wc->bp[b + k], fsp = wc->sp[b + k];
+        /* A step through rbp takes a CFA within 2 GiB of it and on the stack: a frame whose
+         * rbp is nowhere near (an ordinary register's value, in code without frame pointers)
+         * did not use it, and its rule need not be looked up. */
+        if (bp - (fsp - ((uintptr_t)1 << 31)) < hi - fsp + ((uintptr_t)1 << 32)) {
+            uint64_t r = site_rule(wc, sc, b, k);
+            if (!(r & R_VALID) || (r & (R_FP | R_CFA_RBP))) {
+                /* Which frame further in restored the rbp it used, if any? */
+                int j = k - 1;
+                uint64_t rj = 0;
+                for (; j >= 0; j--) {
+                    rj = site_rule(wc, sc, b, j);
+                    if (!(rj & R_VALID) || (rj & (R_FP | R_RBP_SAVED)))
+                        break;
+                }
+                if (j < 0) {
+                    matters = 1;
+                } else if (j != checked) {
+                    /* R_FP and frames without call frame information read the caller's rbp
+                     * at rbp; R_RBP_SAVED at the CFA (the slot + 8) plus the rule's offset */
+                    uintptr_t from = (!(rj & R_VALID) || (rj & R_FP))
+                                         ? wc->bp[b + j]
+                                         : wc->slot[b + j] + 8 + (uintptr_t)(intptr_t)(int16_t)(rj >> 16);
+                    if (steps + (int)m - k >= HP_SITE_CHECKS || from - sp > room - 8)
+                        return;
+                    e->off[m] = (uint32_t)(from - sp);
+                    e->val[m++] = bp;
+                    checked = j;
+                }
+            }
+        }
+        if (k == steps)
+            break;
+        e->off[m] = (uint32_t)(at - sp);
+        e->val[m++] = wc->ip[b + k + 1];
     }
     e->n = m;
     for (uint32_t k = m; k & 3; k++) { /* padding: the first check again */
         e->off[k] = e->off[0];
         e->val[k] = e->val[0];
-    }
-    /* Does the walk depend on the caller's frame register? Only through frames that use it
-     * before one restores it from the stack. */
-    int matters = 0;
-    uint64_t r = wc->first_ip == sc->q_ip ? wc->first_rule : thread_rule(wc, sc->q_ip);
-    for (int k = 0;;) {
-        if (!(r & R_VALID) || (r & (R_FP | R_CFA_RBP))) {
-            matters = 1;
-            break;
-        }
-        if ((r & R_RBP_SAVED) || ++k >= n)
-            break;
-        r = thread_rule(wc, wc->ip[b + k]);
     }
     e->bp = sc->q_bp;
     e->bp_matters = (uint8_t)matters;

@@ -22,15 +22,17 @@ extern const uintptr_t hp_walk_no_slot;
 /* The thread's cache of whole stacks by their innermost frame (the allocator's caller: its
  * return address and stack pointer), for allocations whose stack is one the thread allocated
  * from before: a hit hands back the context without walking. An entry keeps where each return
- * address of the walk was read (as an offset from that stack pointer) and what it read there;
- * it is taken only if every one of those slots still holds what it held, on the same stack
- * (same top), and, when the walk used the caller's frame register before any frame restored
- * it, with the same register. That is the test the walk's reuse of its previous walk makes
- * (suffix_holds), made from the first frame on. Four entries per set, least recently used
- * first out; the sets grow fourfold from HP_SITE_SETS_MIN up to HP_SITE_SETS_MAX as the thread
- * keeps missing. Walks deeper than HP_SITE_FRAMES frames are not kept. */
+ * address of the walk was read (as an offset from that stack pointer) and what it read there,
+ * and the same for every saved rbp the walk went on to use to find a frame; it is taken only
+ * if every one of those slots still holds what it held, on the same stack (same top), and,
+ * when the walk used the caller's frame register before any frame restored it, with the same
+ * register. Four entries per set, least recently used first out; the sets grow fourfold from
+ * HP_SITE_SETS_MIN up to HP_SITE_SETS_MAX as the thread keeps missing. Walks that need more
+ * than HP_SITE_CHECKS checks (over 64 frames, or about 40 of code with frame pointers, whose
+ * every frame is found through a saved rbp) are not kept. */
 #define HP_SITE_WAYS 4
 #define HP_SITE_FRAMES 64
+#define HP_SITE_CHECKS 80
 #define HP_SITE_SETS_MIN 4
 #define HP_SITE_SETS_MAX 64
 
@@ -42,8 +44,8 @@ struct hp_site {
     uintptr_t bp, hi;   /* the caller's frame register (when it matters) and the stack's top */
     uint32_t id, n;     /* the context; how many slots to check */
     uint8_t bp_matters, truncated, pad[6];
-    uint32_t off[HP_SITE_FRAMES];  /* slot k at sp + off[k] ... */
-    uintptr_t val[HP_SITE_FRAMES]; /* ... holds val[k] */
+    uint32_t off[HP_SITE_CHECKS];  /* slot k at sp + off[k] ... */
+    uintptr_t val[HP_SITE_CHECKS]; /* ... holds val[k] */
 };
 
 struct hp_site_cache {

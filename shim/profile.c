@@ -1032,7 +1032,9 @@ static HP_COLD uint32_t nested_alloc(uint64_t size, uint32_t now_ms, uint32_t cp
 
 /* The context of the stack from frame, walked into pcs (at most max frames) and looked up in
  * the thread's stack caches, then the depot: its id (and *c, when the depot gave it), or 0
- * when the depot has no room. The walk is offered to the thread's site cache. */
+ * when the depot has no room. A stack the thread's caches knew (it came before) goes into
+ * its site cache; one seen for the first time may never come again (a program's start, a
+ * recursion of changing depth): it goes in the next time. */
 static inline __attribute__((always_inline)) uint32_t find_context(struct hp_thread *t, uintptr_t *pcs,
                                                                    int max, int *truncated,
                                                                    uintptr_t frame, struct hp_ctx **c)
@@ -1040,7 +1042,7 @@ static inline __attribute__((always_inline)) uint32_t find_context(struct hp_thr
     const uintptr_t *frames;
     uint64_t h;
     int n = hp_stack_capture(pcs, max, truncated, t ? &t->walk : NULL, &frames, &h, frame);
-    uint32_t id;
+    uint32_t id, seen = 1;
     struct scache_entry *re = t ? &t->recent[h >> (64 - RECENT_LOG)] : NULL;
     if (re && re->hash == h && re->id) {
         id = re->id;
@@ -1055,9 +1057,13 @@ static inline __attribute__((always_inline)) uint32_t find_context(struct hp_thr
             id = hit.id;
         } else {
             *c = depot_get(frames, n, h, 0);
-            if (HP_UNLIKELY(!*c))
+            if (HP_UNLIKELY(!*c)) {
+                if (t)
+                    hp_cfi_site_add(&t->walk, 0);
                 return 0;
+            }
             id = (*c)->id;
+            seen = 0;
             if (se) {
                 se[1] = se[0];
                 se[0] = (struct scache_entry){h, id, 0};
@@ -1069,7 +1075,7 @@ static inline __attribute__((always_inline)) uint32_t find_context(struct hp_thr
             *re = (struct scache_entry){h, id, 0};
     }
     if (t)
-        hp_cfi_site_add(&t->walk, id);
+        hp_cfi_site_add(&t->walk, seen ? id : 0);
     return id;
 }
 

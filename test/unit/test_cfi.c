@@ -24,6 +24,7 @@ struct result {
 };
 
 static struct result cached, plain;
+static volatile int times_v; /* loop counts the compiler cannot unroll (see repeat) */
 static int max_depth = 64;
 static int compare = 1; /* level() checks each capture */
 
@@ -262,8 +263,6 @@ END_TEST
  * entry of one is never taken for the other. */
 /* level(depth, path) from one call site, times times (a loop the compiler cannot unroll into
  * several call sites, which would make each call's stack another one). */
-static volatile int times_v;
-
 static __attribute__((noinline)) void repeat(int times, int depth, unsigned path)
 {
     times_v = times;
@@ -324,7 +323,7 @@ END_TEST
 START_TEST(test_sites_grow_and_rest)
 {
     sites_setup();
-    for (int rep = 0; rep < 6; rep++)
+    for (int rep = 0; rep < 12; rep++)
         for (int depth = 3; depth <= 10; depth++)
             for (unsigned path = 0; path < 4; path++)
                 level(depth, path);
@@ -336,6 +335,54 @@ START_TEST(test_sites_grow_and_rest)
         level(12, path);
     ck_assert_uint_gt(wc.sites.off, 0);
     compare = 1;
+    use_sites = 0;
+}
+END_TEST
+
+/* Code with frame pointers, and a frame that allocates on its stack (alloca): frames found
+ * through rbp. Their entries check the saved rbp each of them used besides the return
+ * addresses (more checks than frames), and the same stack comes back as a hit, with its id. */
+static volatile unsigned fp_sink;
+
+static __attribute__((noinline, optimize("no-omit-frame-pointer"))) void fp_leaf(void)
+{
+    capture();
+    fp_sink++;
+}
+
+static __attribute__((noinline, optimize("no-omit-frame-pointer"))) void fp_alloca(unsigned k)
+{
+    volatile char *buf = __builtin_alloca(16 * (size_t)k + 16);
+    buf[0] = (char)k;
+    fp_leaf();
+    fp_sink += (unsigned)buf[0];
+}
+
+static __attribute__((noinline, optimize("no-omit-frame-pointer"))) void fp_outer(unsigned k, int times)
+{
+    times_v = times;
+    for (int i = 0; i < times_v; i++)
+        fp_alloca(k);
+    fp_sink++;
+}
+
+START_TEST(test_sites_frame_pointers)
+{
+    sites_setup();
+    for (unsigned k = 0; k < 8; k++)
+        fp_outer(k, 3);
+    ck_assert_uint_eq(site_hits, 16);
+    /* the entry of the last stack: its checks outnumber its frames' return addresses */
+    int found = 0;
+    for (uint64_t st = 0; st <= wc.sites.mask; st++)
+        for (int w = 0; w < HP_SITE_WAYS; w++) {
+            const struct hp_site *b = &wc.sites.body[st * HP_SITE_WAYS + w];
+            if (wc.sites.tags[st][w].ip && b->id == id_of(plain.hash)) {
+                ck_assert_uint_gt(b->n, (uint32_t)plain.n);
+                found = 1;
+            }
+        }
+    ck_assert(found);
     use_sites = 0;
 }
 END_TEST
@@ -370,6 +417,7 @@ int main(void)
     tcase_add_test(tc, test_sites_truncated);
     tcase_add_test(tc, test_sites_forget);
     tcase_add_test(tc, test_sites_grow_and_rest);
+    tcase_add_test(tc, test_sites_frame_pointers);
     tcase_add_test(tc, test_rseq_cpu);
     suite_add_tcase(s, tc);
     return hp_unit_run(s);
