@@ -145,10 +145,10 @@ void hp_walk_cache_forget(struct hp_walk_cache *wc);
 uint32_t hp_cfi_site_find(struct hp_walk_cache *wc, uintptr_t ip, uintptr_t sp, uintptr_t bp,
                           uintptr_t hi, int *truncated);
 /* Is the site cache resting (its hit rate was low)? Then the caller walks without it. Call
- * before hp_cfi_site_find, which it counts for. */
+ * before hp_cfi_site_find, which it counts for. (Nothing is pending here: every lookup that
+ * missed is followed by hp_cfi_site_add or hp_cfi_site_done.) */
 static inline int hp_cfi_site_skip(struct hp_walk_cache *wc)
 {
-    wc->sites.pending = 0;
     if (__builtin_expect(wc->sites.off != 0, 0)) {
         wc->sites.off--;
         return 1;
@@ -157,6 +157,13 @@ static inline int hp_cfi_site_skip(struct hp_walk_cache *wc)
 }
 /* The walk just made (after a hp_cfi_site_find that found nothing) has context id. */
 void hp_cfi_site_add(struct hp_walk_cache *wc, uint32_t id);
+/* The same for the caller of hp_stack_capture: add the walk (id) or not (0); nothing to do
+ * unless a lookup missed. */
+static inline void hp_cfi_site_done(struct hp_walk_cache *wc, uint32_t id)
+{
+    if (wc->sites.pending)
+        hp_cfi_site_add(wc, id);
+}
 /* Code was unloaded: rules cached for its addresses may not fit what is loaded there next.
  * Empties the shared rule cache now and each thread's cache at its next walk. */
 void hp_cfi_code_unloaded(void);

@@ -1059,7 +1059,7 @@ static inline __attribute__((always_inline)) uint32_t find_context(struct hp_thr
             *c = depot_get(frames, n, h, 0);
             if (HP_UNLIKELY(!*c)) {
                 if (t)
-                    hp_cfi_site_add(&t->walk, 0);
+                    hp_cfi_site_done(&t->walk, 0);
                 return 0;
             }
             id = (*c)->id;
@@ -1075,7 +1075,7 @@ static inline __attribute__((always_inline)) uint32_t find_context(struct hp_thr
             *re = (struct scache_entry){h, id, 0};
     }
     if (t)
-        hp_cfi_site_add(&t->walk, seen ? id : 0);
+        hp_cfi_site_done(&t->walk, seen ? id : 0);
     return id;
 }
 

@@ -342,8 +342,10 @@ static int capture_cfi(uintptr_t *pcs, int max, int *truncated, struct hp_walk_c
 
 uint32_t hp_stack_site_find(struct hp_walk_cache *wc, uintptr_t frame, int *truncated)
 {
-    if (hp_cfi_site_skip(wc) || !__atomic_load_n(&use_cfi, __ATOMIC_RELAXED) || !frame)
+    if (hp_cfi_site_skip(wc) || !__atomic_load_n(&use_cfi, __ATOMIC_RELAXED) || !frame) {
+        wc->sites.pending = 0;
         return 0;
+    }
     uintptr_t ret, sp, bp, hi;
     if (!leave_shim(frame, &ret, &sp, &bp, &hi))
         return 0;
