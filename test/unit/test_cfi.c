@@ -344,13 +344,21 @@ END_TEST
  * addresses (more checks than frames), and the same stack comes back as a hit, with its id. */
 static volatile unsigned fp_sink;
 
-static __attribute__((noinline, optimize("no-omit-frame-pointer"))) void fp_leaf(void)
+/* gcc builds these with frame pointers whatever the flags; clang has no such attribute, and
+ * only fp_alloca (whose alloca needs a frame base) is found through rbp there. */
+#if defined(__clang__)
+#define KEEP_FP
+#else
+#define KEEP_FP __attribute__((optimize("no-omit-frame-pointer")))
+#endif
+
+static __attribute__((noinline)) KEEP_FP void fp_leaf(void)
 {
     capture();
     fp_sink++;
 }
 
-static __attribute__((noinline, optimize("no-omit-frame-pointer"))) void fp_alloca(unsigned k)
+static __attribute__((noinline)) KEEP_FP void fp_alloca(unsigned k)
 {
     volatile char *buf = __builtin_alloca(16 * (size_t)k + 16);
     buf[0] = (char)k;
@@ -358,7 +366,7 @@ static __attribute__((noinline, optimize("no-omit-frame-pointer"))) void fp_allo
     fp_sink += (unsigned)buf[0];
 }
 
-static __attribute__((noinline, optimize("no-omit-frame-pointer"))) void fp_outer(unsigned k, int times)
+static __attribute__((noinline)) KEEP_FP void fp_outer(unsigned k, int times)
 {
     times_v = times;
     for (int i = 0; i < times_v; i++)
@@ -378,7 +386,9 @@ START_TEST(test_sites_frame_pointers)
         for (int w = 0; w < HP_SITE_WAYS; w++) {
             const struct hp_site *b = &wc.sites.body[st * HP_SITE_WAYS + w];
             if (wc.sites.tags[st][w].ip && b->id == id_of(plain.hash)) {
+#if !defined(__clang__)
                 ck_assert_uint_gt(b->n, (uint32_t)plain.n);
+#endif
                 found = 1;
             }
         }
