@@ -890,7 +890,7 @@ void hp_walk_cache_forget(struct hp_walk_cache *wc)
     wc->sites.pending = 0;
 }
 
-/* Sets for n sets, empty; 0 without metadata memory (the old ones stay). */
+/* Make the cache n sets, empty; 0 without metadata memory (then the old sets stay). */
 static HP_COLD int sites_alloc(struct hp_site_cache *sc, uint64_t n)
 {
     struct hp_site_tag(*tags)[HP_SITE_WAYS] = hp_meta_alloc(n * sizeof *tags);

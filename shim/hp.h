@@ -148,12 +148,12 @@ int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cac
  * code may hold, never loads libunwind (frame pointers instead of libunwind when the
  * interrupted code is inside it). -1 when it cannot walk here (the thread's stack bounds are
  * not known yet). */
-/* The context of the stack from frame (the shim's entry point's frame) if the thread's site
- * cache knows it (cfi.h; unwinder=cfi only), else 0: then hp_stack_capture from the same frame
- * and hp_cfi_site_add with the context found. */
-uint32_t hp_stack_site_find(struct hp_walk_cache *wc, uintptr_t frame, int *truncated);
 int hp_stack_capture_nested(uintptr_t *pcs, int max, int *truncated, const uintptr_t **out,
                             uint64_t *hash, uintptr_t frame);
+/* The context of the stack from frame (the shim's entry point's frame) if the thread's site
+ * cache knows it (cfi.h; unwinder=cfi only), else 0: then hp_stack_capture from the same frame
+ * and hp_cfi_site_done with the context found. */
+uint32_t hp_stack_site_find(struct hp_walk_cache *wc, uintptr_t frame, int *truncated);
 void hp_maps_refresh(int force);
 int hp_is_exec(uintptr_t pc);          /* in an executable mapping or a loaded object */
 int hp_is_exec_mapping(uintptr_t pc);  /* in the executable mappings of /proc/self/maps */
