@@ -908,19 +908,31 @@ static HP_COLD int sites_alloc(struct hp_site_cache *sc, uint64_t n)
     return 1;
 }
 
-/* Do the entry's slots still hold what its walk read, seen from stack pointer sp? Entries are
- * padded to a multiple of four checks with copies of their first (hp_cfi_site_add). */
-static inline int site_holds(const struct hp_site *b, uintptr_t sp)
+/* An entry's checks after the first, and the caller's rbp, are kept only as a chain value:
+ * h = (h ^ value) * K for each, from 0 (rbp last, as 0 when it does not matter). Each step is
+ * a bijection of h, so a chain with one value changed always ends elsewhere; with several
+ * changed, their differences would have to cancel out exactly. */
+#define SITE_K 0x9fb21c651e98df25ull
+
+static inline uint64_t site_step(uint64_t h, uint64_t v) { return (h ^ v) * SITE_K; }
+
+/* Do the entry's slots still hold what its walk read, seen from stack pointer sp (on the same
+ * stack: the caller compared the room above sp)? Check 0 exactly, first: another stack with the
+ * same innermost frame nearly always parts there. Then the chain of the others, four at a
+ * time (hp_cfi_site_add pads them to a multiple of four with copies of check 0). */
+static inline int site_holds(const struct hp_site *b, uintptr_t sp, uintptr_t bp)
 {
-    for (uint32_t k = 0; k < b->n; k += 4) {
-        uintptr_t d = (*(const uintptr_t *)(sp + b->off[k]) ^ b->val[k]) |
-                      (*(const uintptr_t *)(sp + b->off[k + 1]) ^ b->val[k + 1]) |
-                      (*(const uintptr_t *)(sp + b->off[k + 2]) ^ b->val[k + 2]) |
-                      (*(const uintptr_t *)(sp + b->off[k + 3]) ^ b->val[k + 3]);
-        if (d)
-            return 0;
+    const uintptr_t *s = (const uintptr_t *)sp;
+    if (s[b->off[0]] != b->val0)
+        return 0;
+    uint64_t h = 0;
+    for (const uint16_t *o = b->off + 1, *end = b->off + b->n; o < end; o += 4) {
+        h = site_step(h, s[o[0]]);
+        h = site_step(h, s[o[1]]);
+        h = site_step(h, s[o[2]]);
+        h = site_step(h, s[o[3]]);
     }
-    return 1;
+    return site_step(h, bp & (0 - (uint64_t)b->bp_matters)) == b->sum;
 }
 
 static HP_COLD void site_window(struct hp_site_cache *sc)
@@ -957,7 +969,7 @@ uint32_t hp_cfi_site_find(struct hp_walk_cache *wc, uintptr_t ip, uintptr_t sp, 
             if (tg[w].ip != ip || tg[w].sp != sp)
                 continue;
             const struct hp_site *b = &sc->body[s * HP_SITE_WAYS + w];
-            if (b->hi != hi || (b->bp_matters && b->bp != bp) || !site_holds(b, sp))
+            if (b->room != hi - sp || !site_holds(b, sp, bp))
                 continue;
             if (i)
                 sc->order[s] = order_touch((uint8_t)o, w);
@@ -985,6 +997,24 @@ static uint64_t site_rule(struct hp_walk_cache *wc, const struct hp_site_cache *
     return thread_rule(wc, ip);
 }
 
+/* Check *m of entry e: the slot at offset off from the stack pointer holds val (and its value
+ * goes into the chain *sum, or *val0 for check 0). 0 when the slot cannot be an entry's: not
+ * 8-aligned, or past lim (the last slot on the stack, at most 512 KiB up). */
+static inline __attribute__((always_inline)) int site_check(struct hp_site *e, uint32_t *m, uint64_t *sum,
+                                                            uintptr_t *val0, uintptr_t off, uintptr_t lim,
+                                                            uintptr_t val)
+{
+    if (off > lim || (off & 7))
+        return 0;
+    e->off[*m] = (uint16_t)(off >> 3);
+    if (*m == 0)
+        *val0 = val;
+    else
+        *sum = site_step(*sum, val);
+    ++*m;
+    return 1;
+}
+
 void hp_cfi_site_add(struct hp_walk_cache *wc, uint32_t id)
 {
     struct hp_site_cache *sc = &wc->sites;
@@ -1001,7 +1031,7 @@ void hp_cfi_site_add(struct hp_walk_cache *wc, uint32_t id)
     if (n > HP_SITE_FRAMES || wc->ip[b] != sc->q_ip)
         return;
     uintptr_t sp = sc->q_sp, room = sc->q_hi - sp;
-    if (room < 8 || room > UINT32_MAX)
+    if (room < 8 || room > UINT32_MAX || (sp & 7))
         return;
     uint64_t s = site_set(sc->q_ip, sp, sc->mask);
     unsigned w = sc->order[s] >> 6; /* the least recently used way */
@@ -1016,6 +1046,8 @@ void hp_cfi_site_add(struct hp_walk_cache *wc, uint32_t id)
      * can have its frame base elsewhere). */
     int steps = n - 1 + (!trunc && wc->slot[b + n - 1] != (uintptr_t)&hp_walk_no_slot);
     uint32_t m = 0;
+    uint64_t sum = 0;
+    uintptr_t val0 = 0;
     int matters = 0, checked = -1; /* checked: the frame whose restore is checked last */
     uintptr_t hi = sc->q_hi;
     /* (A walk that ended because its last frame could not step: whether that frame fails to
@@ -1026,6 +1058,7 @@ void hp_cfi_site_add(struct hp_walk_cache *wc, uint32_t id)
     if (steps > HP_SITE_CHECKS ||
         (steps && (wc->slot[b] - sp > room - 8 || wc->slot[b + steps - 1] - sp > room - 8)))
         return;
+    uintptr_t lim = room - 8 < ((uintptr_t)UINT16_MAX << 3) ? room - 8 : ((uintptr_t)UINT16_MAX << 3);
     for (int k = 0; k < frames; k++) {
         uintptr_t at = wc->slot[b + k], bp = wc->bp[b + k], fsp = wc->sp[b + k];
         /* A step through rbp takes a CFA within 2 GiB of it and on the stack: a frame whose
@@ -1050,27 +1083,29 @@ void hp_cfi_site_add(struct hp_walk_cache *wc, uint32_t id)
                     uintptr_t from = (!(rj & R_VALID) || (rj & R_FP))
                                          ? wc->bp[b + j]
                                          : wc->slot[b + j] + 8 + (uintptr_t)(intptr_t)(int16_t)(rj >> 16);
-                    if (steps + (int)m - k >= HP_SITE_CHECKS || from - sp > room - 8)
+                    if (steps + (int)m - k >= HP_SITE_CHECKS ||
+                        !site_check(e, &m, &sum, &val0, from - sp, lim, bp))
                         return;
-                    e->off[m] = (uint32_t)(from - sp);
-                    e->val[m++] = bp;
                     checked = j;
                 }
             }
         }
         if (k == steps)
             break;
-        e->off[m] = (uint32_t)(at - sp);
-        e->val[m++] = wc->ip[b + k + 1];
+        if (!site_check(e, &m, &sum, &val0, at - sp, lim, wc->ip[b + k + 1]))
+            return;
     }
-    e->n = m;
-    for (uint32_t k = m; k & 3; k++) { /* padding: the first check again */
-        e->off[k] = e->off[0];
-        e->val[k] = e->val[0];
+    if (m == 0)
+        return; /* (a walk of one frame that could not step: nothing to check) */
+    for (; (m - 1) & 3; m++) { /* padding: the first check again */
+        e->off[m] = e->off[0];
+        sum = site_step(sum, val0);
     }
-    e->bp = sc->q_bp;
+    e->n = (uint8_t)m;
     e->bp_matters = (uint8_t)matters;
-    e->hi = sc->q_hi;
+    e->sum = site_step(sum, matters ? sc->q_bp : 0);
+    e->val0 = val0;
+    e->room = (uint32_t)room;
     e->id = id;
     e->truncated = (uint8_t)trunc;
     sc->tags[s][w] = (struct hp_site_tag){sc->q_ip, sp};

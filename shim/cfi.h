@@ -26,13 +26,18 @@ extern const uintptr_t hp_walk_no_slot;
  * and the same for every saved rbp the walk went on to use to find a frame; it is taken only
  * if every one of those slots still holds what it held, on the same stack (same top), and,
  * when the walk used the caller's frame register before any frame restored it, with the same
- * register. Four entries per set, least recently used first out; the sets grow fourfold from
- * HP_SITE_SETS_MIN up to HP_SITE_SETS_MAX as the thread keeps missing. Walks that need more
- * than HP_SITE_CHECKS checks (over 64 frames, or about 40 of code with frame pointers, whose
- * every frame is found through a saved rbp) are not kept. */
+ * register. The first check's value is kept as it is (stacks that share the innermost frame
+ * part there, mostly); the others' values, and that register, only as a multiplicative chain
+ * (cfi.c): one slot that changed changes its end for sure, several changed at once would have
+ * to cancel out exactly. So an entry is small: 192 bytes, and the part python3's stacks use
+ * takes one or two cache lines. Four entries per set, least recently used first out; the sets
+ * grow fourfold from HP_SITE_SETS_MIN up to HP_SITE_SETS_MAX as the thread keeps missing.
+ * Walks that need more than HP_SITE_CHECKS checks (over 64 frames, or about 40 of code with
+ * frame pointers, whose every frame is found through a saved rbp), or whose slots lie over
+ * 512 KiB up the stack, are not kept. */
 #define HP_SITE_WAYS 4
 #define HP_SITE_FRAMES 64
-#define HP_SITE_CHECKS 80
+#define HP_SITE_CHECKS 81 /* 1 + a multiple of 4: checks after the first go in fours */
 #define HP_SITE_SETS_MIN 4
 #define HP_SITE_SETS_MAX 64
 
@@ -41,12 +46,14 @@ struct hp_site_tag {
 };
 
 struct hp_site {
-    uintptr_t bp, hi;   /* the caller's frame register (when it matters) and the stack's top */
-    uint32_t id, n;     /* the context; how many slots to check */
-    uint8_t bp_matters, truncated, pad[6];
-    uint32_t off[HP_SITE_CHECKS];  /* slot k at sp + off[k] ... */
-    uintptr_t val[HP_SITE_CHECKS]; /* ... holds val[k] */
+    uint64_t sum;      /* the chain of checks 1 .. n - 1 and the caller's rbp (when it matters) */
+    uintptr_t val0;    /* what check 0 reads */
+    uint32_t room;     /* the stack's top less the stack pointer */
+    uint32_t id;       /* the context */
+    uint8_t n, bp_matters, truncated, pad;
+    uint16_t off[HP_SITE_CHECKS]; /* check k reads the 8 bytes at sp + 8 * off[k] */
 };
+_Static_assert(sizeof(struct hp_site) == 192, "an entry is three cache lines");
 
 struct hp_site_cache {
     struct hp_site_tag (*tags)[HP_SITE_WAYS];

@@ -302,6 +302,29 @@ START_TEST(test_sites_truncated)
 }
 END_TEST
 
+/* A frame with a large alloca between the allocating frame and the outer ones: an entry
+ * whose slots lie over 512 KiB up the stack (offsets are kept in 16 bits of 8-byte units) is
+ * not kept, and the stack comes out right all the same; one 100 KiB up is kept. */
+static __attribute__((noinline)) void big_frame(size_t bytes, int times)
+{
+    volatile char *buf = __builtin_alloca(bytes);
+    buf[0] = 1;
+    buf[bytes - 1] = 1;
+    repeat(times, 3, 1);
+    sink += buf[0] + buf[bytes - 1];
+}
+
+START_TEST(test_sites_far_slots)
+{
+    sites_setup();
+    big_frame(600u << 10, 3);
+    ck_assert_uint_eq(site_hits, 0);
+    big_frame(100u << 10, 3);
+    ck_assert_uint_eq(site_hits, 2);
+    use_sites = 0;
+}
+END_TEST
+
 /* Code unloaded: what the cache knew is not used any more (the next lookup misses), and it
  * fills again. A recycled walk cache (another thread's) starts empty. */
 START_TEST(test_sites_forget)
@@ -425,6 +448,7 @@ int main(void)
     tcase_add_test(tc, test_sites_same_as_walk);
     tcase_add_test(tc, test_sites_siblings);
     tcase_add_test(tc, test_sites_truncated);
+    tcase_add_test(tc, test_sites_far_slots);
     tcase_add_test(tc, test_sites_forget);
     tcase_add_test(tc, test_sites_grow_and_rest);
     tcase_add_test(tc, test_sites_frame_pointers);
