@@ -314,13 +314,26 @@ static __attribute__((noinline)) void big_frame(size_t bytes, int times)
     sink += buf[0] + buf[bytes - 1];
 }
 
+/* Is there an entry for the stack capture() walked last? */
+static int site_kept(void)
+{
+    uint32_t id = id_of(plain.hash);
+    for (uint64_t st = 0; st <= wc.sites.mask; st++)
+        for (int w = 0; w < HP_SITE_WAYS; w++)
+            if (wc.sites.tags[st][w].ip && wc.sites.body[st * HP_SITE_WAYS + w].id == id)
+                return 1;
+    return 0;
+}
+
 START_TEST(test_sites_far_slots)
 {
     sites_setup();
     big_frame(600u << 10, 3);
     ck_assert_uint_eq(site_hits, 0);
+    ck_assert(!site_kept());
     big_frame(100u << 10, 3);
     ck_assert_uint_eq(site_hits, 2);
+    ck_assert(site_kept());
     use_sites = 0;
 }
 END_TEST
