@@ -923,14 +923,16 @@ static inline uint64_t site_step(uint64_t h, uint64_t v) { return (h ^ v) * SITE
 static inline int site_holds(const struct hp_site *b, uintptr_t sp, uintptr_t bp)
 {
     const uintptr_t *s = (const uintptr_t *)sp;
-    if (s[b->off[0]] != b->val0)
-        return 0;
     uint64_t h = 0;
-    for (const uint16_t *o = b->off + 1, *end = b->off + b->n; o < end; o += 4) {
-        h = site_step(h, s[o[0]]);
-        h = site_step(h, s[o[1]]);
-        h = site_step(h, s[o[2]]);
-        h = site_step(h, s[o[3]]);
+    if (HP_LIKELY(b->n)) { /* (none: a walk of one frame, cut there or unable to step) */
+        if (s[b->off[0]] != b->val0)
+            return 0;
+        for (const uint16_t *o = b->off + 1, *end = b->off + b->n; o < end; o += 4) {
+            h = site_step(h, s[o[0]]);
+            h = site_step(h, s[o[1]]);
+            h = site_step(h, s[o[2]]);
+            h = site_step(h, s[o[3]]);
+        }
     }
     return site_step(h, bp & (0 - (uint64_t)b->bp_matters)) == b->sum;
 }
@@ -1095,9 +1097,7 @@ void hp_cfi_site_add(struct hp_walk_cache *wc, uint32_t id)
         if (!site_check(e, &m, &sum, &val0, at - sp, lim, wc->ip[b + k + 1]))
             return;
     }
-    if (m == 0)
-        return; /* (a walk of one frame that could not step: nothing to check) */
-    for (; (m - 1) & 3; m++) { /* padding: the first check again */
+    for (; m && ((m - 1) & 3); m++) { /* padding: the first check again */
         e->off[m] = e->off[0];
         sum = site_step(sum, val0);
     }

@@ -302,6 +302,25 @@ START_TEST(test_sites_truncated)
 }
 END_TEST
 
+/* Walks of one frame (stack_depth=1): entries without a slot to check, taken on the
+ * innermost frame alone. */
+START_TEST(test_sites_one_frame)
+{
+    sites_setup();
+    max_depth = 1;
+    compare = 0; /* check_same wants more than 3 frames */
+    repeat(3, 4, 1);
+    ck_assert_int_eq(plain.n, 1);
+    ck_assert_int_eq(plain.truncated, 1);
+    ck_assert_uint_eq(site_hits, 2);
+    repeat(2, 5, 2); /* another innermost stack pointer */
+    ck_assert_uint_eq(site_hits, 3);
+    compare = 1;
+    max_depth = 64;
+    use_sites = 0;
+}
+END_TEST
+
 /* A frame with a large alloca between the allocating frame and the outer ones: an entry
  * whose slots lie over 512 KiB up the stack (offsets are kept in 16 bits of 8-byte units) is
  * not kept, and the stack comes out right all the same; one 100 KiB up is kept. */
@@ -461,6 +480,7 @@ int main(void)
     tcase_add_test(tc, test_sites_same_as_walk);
     tcase_add_test(tc, test_sites_siblings);
     tcase_add_test(tc, test_sites_truncated);
+    tcase_add_test(tc, test_sites_one_frame);
     tcase_add_test(tc, test_sites_far_slots);
     tcase_add_test(tc, test_sites_forget);
     tcase_add_test(tc, test_sites_grow_and_rest);
