@@ -1055,11 +1055,10 @@ void hp_cfi_site_add(struct hp_walk_cache *wc, uint32_t id)
     /* (A walk that ended because its last frame could not step: whether that frame fails to
      * step again can depend on its rbp too; its slot is not read.) */
     int frames = trunc ? steps : n;
-    /* The slots go up the stack with the frames: the first and the last tell whether all of
-     * them are on the stack walked (they cannot be elsewhere: then the entry is not kept). */
-    if (steps > HP_SITE_CHECKS ||
-        (steps && (wc->slot[b] - sp > room - 8 || wc->slot[b + steps - 1] - sp > room - 8)))
+    if (steps > HP_SITE_CHECKS)
         return;
+    /* Every slot checked must be on the stack walked (site_check): a walk that read one
+     * elsewhere is not kept. */
     uintptr_t lim = room - 8 < ((uintptr_t)UINT16_MAX << 3) ? room - 8 : ((uintptr_t)UINT16_MAX << 3);
     for (int k = 0; k < frames; k++) {
         uintptr_t at = wc->slot[b + k], bp = wc->bp[b + k], fsp = wc->sp[b + k];
