@@ -1506,10 +1506,15 @@ void hp_dump_fork_parent(void)
     hp_unlock(&dump_lock);
 }
 
-void hp_dump_fork_child(void)
+/* Every child, profiling or not: fork_prepare took both locks whatever the options. */
+void hp_dump_fork_child_locks(void)
 {
     hp_lock_reset(&spool_lock);
     hp_lock_reset(&dump_lock);
+}
+
+void hp_dump_fork_child(void)
+{
     forked_from = (uint32_t)getppid();
     if (spool_fd >= 0 && spool_provisional) {
         syscall(SYS_close, spool_fd); /* the parent's profile, not a spool to copy */

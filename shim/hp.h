@@ -167,6 +167,7 @@ int hp_dump(int reason);      /* 0 on success */
 int hp_dump_request(int reason);
 void hp_dump_at_exit(void);
 void hp_dump_at__exit(void); /* _exit, _Exit: the exit profile, unless in a vfork child */
+void hp_dump_fork_child_locks(void); /* in every child, profiling or not */
 void hp_dump_fork_child(void);
 void hp_dump_fork_child_threads(void); /* after every fork_child handler: restart ours */
 void hp_spool_hib(const void *hib); /* write one evicted HIB record */

@@ -86,6 +86,9 @@ static void fork_child(void)
     hp_meta_fork_child();
     hp_stack_fork_child();
     hp_retired_fork_child();
+    /* fork_prepare took the dump and spool locks with profiling off too (profile=0, tables
+     * that did not fit): without this a child's own fork waited for them for ever. */
+    hp_dump_fork_child_locks();
     if (hp_profiling) {
         hp_dump_fork_child(); /* first: the child's spool must exist before anything evicts */
         hp_profile_fork_child();

@@ -59,8 +59,12 @@ static void *child_thread(void *arg)
     return NULL;
 }
 
-/* What the child does: allocate, reallocate, use a thread, then exit with 0 (via exit() or
- * _exit(), alternately, so the atexit path of the shim runs in forked children too). */
+static void wait_child(pid_t pid, int iter, const char *what);
+
+/* What the child does: allocate, reallocate, use a thread, fork a child of its own (some of
+ * the time: the shim's locks must be free again in a child, whatever its options), then exit
+ * with 0 (via exit() or _exit(), alternately, so the atexit path of the shim runs in forked
+ * children too). */
 static void child_body(int iter)
 {
     void *v[100];
@@ -81,6 +85,21 @@ static void child_body(int iter)
         void *res = (void *)1;
         if (pthread_create(&t, NULL, child_thread, NULL) != 0 || pthread_join(t, &res) != 0 || res)
             _exit(12);
+    }
+    if (iter % 10 == 5) {
+        fflush(stdout);
+        pid_t g = fork();
+        if (g < 0)
+            _exit(13);
+        if (g == 0) {
+            char *p = malloc(777);
+            if (!p)
+                _exit(14);
+            pat_fill(p, 777, 7);
+            free(p);
+            _exit(pat_ok(v[1], 16 + 37, 1) ? 0 : 15);
+        }
+        wait_child(g, iter, "grandchild");
     }
     for (int i = 0; i < 100; i++)
         free(v[i]);
