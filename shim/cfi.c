@@ -908,13 +908,25 @@ static HP_COLD int sites_alloc(struct hp_site_cache *sc, uint64_t n)
     return 1;
 }
 
-/* An entry's checks after the first, and the caller's rbp, are kept only as a chain value:
- * h = (h ^ value) * K for each, from 0 (rbp last, as 0 when it does not matter). Each step is
- * a bijection of h, so a chain with one value changed always ends elsewhere; with several
- * changed, their differences would have to cancel out exactly. */
+/* An entry's checks after the first, and the caller's rbp, are kept only as a chain value.
+ * Checks 1, 2, 3, ... go round four lanes, each its own chain h = (h ^ value) * K from 0 (a
+ * single chain made a hit's checks one long dependency, a multiply after every load: four
+ * run side by side); the lanes are then folded, each rotated by its own amount, and the
+ * caller's rbp (0 when it does not matter) is the last step. Every step and every rotation is
+ * a bijection, so a check with one value changed always ends elsewhere; with several changed,
+ * their differences would have to cancel out exactly (two lanes changed alike cancel only for
+ * a difference of 0 or all ones, the rotations being by amounts prime to 64). */
 #define SITE_K 0x9fb21c651e98df25ull
+#define SITE_LANES 4
 
 static inline uint64_t site_step(uint64_t h, uint64_t v) { return (h ^ v) * SITE_K; }
+
+static inline uint64_t site_rotl(uint64_t v, unsigned r) { return (v << r) | (v >> (64 - r)); }
+
+static inline uint64_t site_fold(uint64_t h0, uint64_t h1, uint64_t h2, uint64_t h3, uint64_t bp)
+{
+    return site_step(h0 ^ site_rotl(h1, 17) ^ site_rotl(h2, 31) ^ site_rotl(h3, 47), bp);
+}
 
 /* Do the entry's slots still hold what its walk read, seen from stack pointer sp (on the same
  * stack: the caller compared the room above sp)? Check 0 exactly, first: another stack with the
@@ -923,18 +935,18 @@ static inline uint64_t site_step(uint64_t h, uint64_t v) { return (h ^ v) * SITE
 static inline int site_holds(const struct hp_site *b, uintptr_t sp, uintptr_t bp)
 {
     const uintptr_t *s = (const uintptr_t *)sp;
-    uint64_t h = 0;
+    uint64_t h0 = 0, h1 = 0, h2 = 0, h3 = 0;
     if (HP_LIKELY(b->n)) { /* (none: a walk of one frame, cut there or unable to step) */
         if (s[b->off[0]] != b->val0)
             return 0;
-        for (const uint16_t *o = b->off + 1, *end = b->off + b->n; o < end; o += 4) {
-            h = site_step(h, s[o[0]]);
-            h = site_step(h, s[o[1]]);
-            h = site_step(h, s[o[2]]);
-            h = site_step(h, s[o[3]]);
+        for (const uint16_t *o = b->off + 1, *end = b->off + b->n; o < end; o += SITE_LANES) {
+            h0 = site_step(h0, s[o[0]]);
+            h1 = site_step(h1, s[o[1]]);
+            h2 = site_step(h2, s[o[2]]);
+            h3 = site_step(h3, s[o[3]]);
         }
     }
-    return site_step(h, bp & (0 - (uint64_t)b->bp_matters)) == b->sum;
+    return site_fold(h0, h1, h2, h3, bp & (0 - (uint64_t)b->bp_matters)) == b->sum;
 }
 
 static HP_COLD void site_window(struct hp_site_cache *sc)
@@ -1000,9 +1012,9 @@ static uint64_t site_rule(struct hp_walk_cache *wc, const struct hp_site_cache *
 }
 
 /* Check *m of entry e: the slot at offset off from the stack pointer holds val (and its value
- * goes into the chain *sum, or *val0 for check 0). 0 when the slot cannot be an entry's: not
+ * goes into its lane's chain, or *val0 for check 0). 0 when the slot cannot be an entry's: not
  * 8-aligned, or past lim (the last slot on the stack, at most 512 KiB up). */
-static inline __attribute__((always_inline)) int site_check(struct hp_site *e, uint32_t *m, uint64_t *sum,
+static inline __attribute__((always_inline)) int site_check(struct hp_site *e, uint32_t *m, uint64_t *lane,
                                                             uintptr_t *val0, uintptr_t off, uintptr_t lim,
                                                             uintptr_t val)
 {
@@ -1012,7 +1024,7 @@ static inline __attribute__((always_inline)) int site_check(struct hp_site *e, u
     if (*m == 0)
         *val0 = val;
     else
-        *sum = site_step(*sum, val);
+        lane[(*m - 1) % SITE_LANES] = site_step(lane[(*m - 1) % SITE_LANES], val);
     ++*m;
     return 1;
 }
@@ -1048,7 +1060,7 @@ void hp_cfi_site_add(struct hp_walk_cache *wc, uint32_t id)
      * can have its frame base elsewhere). */
     int steps = n - 1 + (!trunc && wc->slot[b + n - 1] != (uintptr_t)&hp_walk_no_slot);
     uint32_t m = 0;
-    uint64_t sum = 0;
+    uint64_t lane[SITE_LANES] = {0, 0, 0, 0};
     uintptr_t val0 = 0;
     int matters = 0, checked = -1; /* checked: the frame whose restore is checked last */
     uintptr_t hi = sc->q_hi;
@@ -1085,7 +1097,7 @@ void hp_cfi_site_add(struct hp_walk_cache *wc, uint32_t id)
                                          ? wc->bp[b + j]
                                          : wc->slot[b + j] + 8 + (uintptr_t)(intptr_t)(int16_t)(rj >> 16);
                     if (steps + (int)m - k >= HP_SITE_CHECKS ||
-                        !site_check(e, &m, &sum, &val0, from - sp, lim, bp))
+                        !site_check(e, &m, lane, &val0, from - sp, lim, bp))
                         return;
                     checked = j;
                 }
@@ -1093,16 +1105,16 @@ void hp_cfi_site_add(struct hp_walk_cache *wc, uint32_t id)
         }
         if (k == steps)
             break;
-        if (!site_check(e, &m, &sum, &val0, at - sp, lim, wc->ip[b + k + 1]))
+        if (!site_check(e, &m, lane, &val0, at - sp, lim, wc->ip[b + k + 1]))
             return;
     }
-    for (; m && ((m - 1) & 3); m++) { /* padding: the first check again */
+    for (; m && ((m - 1) % SITE_LANES); m++) { /* padding: the first check again */
         e->off[m] = e->off[0];
-        sum = site_step(sum, val0);
+        lane[(m - 1) % SITE_LANES] = site_step(lane[(m - 1) % SITE_LANES], val0);
     }
     e->n = (uint8_t)m;
     e->bp_matters = (uint8_t)matters;
-    e->sum = site_step(sum, matters ? sc->q_bp : 0);
+    e->sum = site_fold(lane[0], lane[1], lane[2], lane[3], matters ? sc->q_bp : 0);
     e->val0 = val0;
     e->room = (uint32_t)room;
     e->id = id;

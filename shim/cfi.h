@@ -46,7 +46,7 @@ struct hp_site_tag {
 };
 
 struct hp_site {
-    uint64_t sum;      /* the chain of checks 1 .. n - 1 and the caller's rbp (when it matters) */
+    uint64_t sum;      /* checks 1 .. n - 1 in four chains, folded, and the caller's rbp (when it matters) */
     uintptr_t val0;    /* what check 0 reads */
     uint32_t room;     /* the stack's top less the stack pointer */
     uint32_t id;       /* the context */

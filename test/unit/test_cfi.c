@@ -344,6 +344,71 @@ static const struct hp_site *site_entry(void)
     return NULL;
 }
 
+/* level() and its callers again, without frame pointers (as most of Debian's code is): an
+ * entry's checks are then the return addresses alone, one a frame, and the ones that change
+ * with the path are every other one. (clang has no attribute for it: there they keep their
+ * frame pointers, and the test below covers less.) */
+#if defined(__clang__)
+#define NOFP __attribute__((noinline))
+#else
+#define NOFP __attribute__((noinline, optimize("omit-frame-pointer")))
+#endif
+static NOFP void nofp_level(int depth, unsigned path);
+
+static NOFP void nofp_a(int depth, unsigned path)
+{
+    nofp_level(depth - 1, path >> 1);
+    sink++;
+}
+
+static NOFP void nofp_b(int depth, unsigned path)
+{
+    sink--;
+    nofp_level(depth - 1, path >> 1);
+    sink++;
+}
+
+static NOFP void nofp_level(int depth, unsigned path)
+{
+    if (depth == 0) {
+        capture();
+        check_same();
+    } else if (path & 1) {
+        nofp_a(depth, path);
+    } else {
+        nofp_b(depth, path);
+    }
+    sink++;
+}
+
+/* Stack p, then stack q, from one call site (paths from a volatile array: with `i ? q : p`
+ * gcc peels the first call out of the loop, and the two stacks part at their outermost frame). */
+static volatile unsigned pair_paths[2];
+
+static __attribute__((noinline)) void pair(unsigned p, unsigned q)
+{
+    pair_paths[0] = p;
+    pair_paths[1] = q;
+    times_v = 2;
+    for (int i = 0; i < times_v; i++)
+        nofp_level(6, pair_paths[i]);
+}
+
+/* Every pair of stacks of one depth, one right after the other: whichever of their slots
+ * differ (the path's bits are every other check, so they fall in two of an entry's four
+ * chains), the second never gets the first's context (capture checks every hit; a fold that
+ * left out a chain fails here). */
+START_TEST(test_sites_pairs)
+{
+    sites_setup();
+    for (unsigned p = 0; p < 64; p++)
+        for (unsigned q = 0; q < 64; q++)
+            pair(p, q);
+    ck_assert_uint_ge(site_hits, 64);
+    use_sites = 0;
+}
+END_TEST
+
 /* Its checks without the padding (copies of check 0 at the end; no other check reads that
  * slot, the first frame's return address). */
 static uint32_t site_checks(const struct hp_site *b)
@@ -482,6 +547,7 @@ int main(void)
     tcase_add_test(tc, test_walk_cut_to_depth);
     tcase_add_test(tc, test_sites_same_as_walk);
     tcase_add_test(tc, test_sites_siblings);
+    tcase_add_test(tc, test_sites_pairs);
     tcase_add_test(tc, test_sites_truncated);
     tcase_add_test(tc, test_sites_one_frame);
     tcase_add_test(tc, test_sites_far_slots);
