@@ -27,9 +27,9 @@ extern const uintptr_t hp_walk_no_slot;
  * if every one of those slots still holds what it held, on the same stack (same top), and,
  * when the walk used the caller's frame register before any frame restored it, with the same
  * register. The first check's value is kept as it is (stacks that share the innermost frame
- * part there, mostly); the others' values, and that register, only as a multiplicative chain
- * (cfi.c): one slot that changed changes its end for sure, several changed at once would have
- * to cancel out exactly. So an entry is small: 192 bytes, and the part python3's stacks use
+ * part there, mostly); the others' values, and that register, only as multiplicative chains,
+ * four side by side, folded into one value (cfi.c): one slot that changed changes it for sure,
+ * several changed at once would have to cancel out exactly. So an entry is small: 192 bytes, and the part python3's stacks use
  * takes one or two cache lines. Four entries per set, least recently used first out; the sets
  * grow fourfold from HP_SITE_SETS_MIN up to HP_SITE_SETS_MAX as the thread keeps missing.
  * Walks that need more than HP_SITE_CHECKS checks (over 64 frames, or about 40 of code with
