@@ -854,7 +854,12 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
  * of hits once the sets are at their largest (a program whose stacks keep changing, like
  * bench/alloc_bench's random call chains, would pay for lookups and additions that never
  * pay back): HP_SITE_SKIP after the first such window, twice as many after each further one
- * in a row, up to 32 times. */
+ * in a row, up to 32 times. And no entries are made for a window after one (at the largest
+ * size) that made more entries than it had hits, for two after the next such, and so on up to
+ * 32: a thread with more stacks than the sets hold keeps replacing entries that would not
+ * have been used again (alloc_bench at 256 sets: 28% hits for 70% additions, each costing
+ * about as much as the walks of two allocations), while its lookups go on finding the entries
+ * there are. */
 #define HP_SITE_WINDOW 1024
 #define HP_SITE_SKIP 32768
 #define ORDER_INIT 0xe4 /* ways 0, 1, 2, 3 from most to least recently used */
@@ -958,7 +963,16 @@ static HP_COLD void site_window(struct hp_site_cache *sc)
     } else {
         sc->low_runs = 0;
     }
-    sc->tries = sc->hits = 0;
+    if (sc->no_adds) {
+        sc->no_adds--;
+    } else if (sc->mask == HP_SITE_SETS_MAX - 1 && sc->hits < sc->adds) {
+        sc->no_adds = 1u << sc->add_runs;
+        if (sc->add_runs < 5)
+            sc->add_runs++;
+    } else {
+        sc->add_runs = 0;
+    }
+    sc->tries = sc->hits = sc->adds = 0;
 }
 
 uint32_t hp_cfi_site_find(struct hp_walk_cache *wc, uintptr_t ip, uintptr_t sp, uintptr_t bp,
@@ -993,7 +1007,7 @@ uint32_t hp_cfi_site_find(struct hp_walk_cache *wc, uintptr_t ip, uintptr_t sp, 
         }
     }
     if (HP_UNLIKELY(++sc->misses > (sc->mask + 1) * HP_SITE_WAYS) && sc->mask < HP_SITE_SETS_MAX - 1)
-        sites_alloc(sc, (sc->mask + 1) * 4);
+        sites_alloc(sc, (sc->mask + 1) * 4 < HP_SITE_SETS_MAX ? (sc->mask + 1) * 4 : HP_SITE_SETS_MAX);
     sc->q_ip = ip;
     sc->q_sp = sp;
     sc->q_bp = bp;
@@ -1035,6 +1049,8 @@ void hp_cfi_site_add(struct hp_walk_cache *wc, uint32_t id)
     if (!sc->pending)
         return;
     sc->pending = 0;
+    if (sc->no_adds)
+        return;
     /* The walk's frames are in wc's arrays, [base, base + n) (not when it was too deep for
      * them, nor when there was no walk). */
     long b = wc->base;
@@ -1121,6 +1137,7 @@ void hp_cfi_site_add(struct hp_walk_cache *wc, uint32_t id)
     e->truncated = (uint8_t)trunc;
     sc->tags[s][w] = (struct hp_site_tag){sc->q_ip, sp};
     sc->order[s] = order_touch(sc->order[s], w);
+    sc->adds++;
 }
 
 #else

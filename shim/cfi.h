@@ -39,7 +39,7 @@ extern const uintptr_t hp_walk_no_slot;
 #define HP_SITE_FRAMES 64
 #define HP_SITE_CHECKS 81 /* 1 + a multiple of 4: checks after the first go in fours */
 #define HP_SITE_SETS_MIN 4
-#define HP_SITE_SETS_MAX 64
+#define HP_SITE_SETS_MAX 256
 
 struct hp_site_tag {
     uintptr_t ip, sp; /* ip 0: an empty way */
@@ -62,6 +62,9 @@ struct hp_site_cache {
     uint64_t mask;         /* sets - 1 */
     uint64_t misses;       /* lookups that found nothing since the sets last grew */
     uint32_t tries, hits;  /* lookups and hits in the current window (HP_SITE_WINDOW) */
+    uint32_t adds;         /* entries made in the current window */
+    uint32_t no_adds;      /* windows still to go without making entries */
+    uint32_t add_runs;     /* pauses in a row (up to 5) */
     uint32_t off;          /* lookups still to skip: the thread's stacks keep changing */
     uint32_t low_runs;     /* windows in a row with few hits (up to 5) */
     uint32_t pending;      /* the last lookup missed: the walk that follows may be kept */

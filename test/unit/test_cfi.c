@@ -469,6 +469,39 @@ START_TEST(test_sites_grow_and_rest)
 }
 END_TEST
 
+/* At full size, a thread that makes more entries than it gets hits from (more stacks than
+ * its sets hold, replacing each other) makes none for the next window, while its lookups go
+ * on finding the entries there are: here a third of the lookups are one stack that stays, the
+ * rest sixteen stacks that share one set of four ways. */
+START_TEST(test_sites_no_adds)
+{
+    sites_setup();
+    compare = 0;
+    for (unsigned path = 0; path < 4096 && wc.sites.mask + 1 < HP_SITE_SETS_MAX; path++)
+        level(12, path);
+    compare = 1;
+    ck_assert_uint_eq(wc.sites.mask + 1, HP_SITE_SETS_MAX);
+    wc.sites.tries = wc.sites.hits = wc.sites.adds = 0; /* a window from here */
+    unsigned paused = 0, hits_paused = 0;
+    for (unsigned i = 0; i < 2000; i++) {
+        uint32_t h = site_hits;
+        repeat(1, 4, 0);
+        repeat(1, 6, (i * 2) % 8);
+        repeat(1, 6, (i * 2 + 1) % 8);
+        if (wc.sites.no_adds) {
+            /* (the window may have begun within these three lookups) */
+            ck_assert_uint_eq(wc.sites.adds, 0);
+            paused++;
+            hits_paused += site_hits - h;
+        }
+    }
+    ck_assert_uint_gt(paused, 300);
+    ck_assert_uint_gt(hits_paused, 300);
+    ck_assert_uint_eq(wc.sites.off, 0); /* a third of hits: it never stopped looking */
+    use_sites = 0;
+}
+END_TEST
+
 /* Code with frame pointers, and a frame that allocates on its stack (alloca): frames found
  * through rbp. Their entries check the saved rbp each of them used besides the return
  * addresses (more checks than frames), and the same stack comes back as a hit, with its id. */
@@ -548,6 +581,7 @@ int main(void)
     tcase_add_test(tc, test_sites_same_as_walk);
     tcase_add_test(tc, test_sites_siblings);
     tcase_add_test(tc, test_sites_pairs);
+    tcase_add_test(tc, test_sites_no_adds);
     tcase_add_test(tc, test_sites_truncated);
     tcase_add_test(tc, test_sites_one_frame);
     tcase_add_test(tc, test_sites_far_slots);
