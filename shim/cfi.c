@@ -919,8 +919,9 @@ static HP_COLD int sites_alloc(struct hp_site_cache *sc, uint64_t n)
  * run side by side); the lanes are then folded, each rotated by its own amount, and the
  * caller's rbp (0 when it does not matter) is the last step. Every step and every rotation is
  * a bijection, so a check with one value changed always ends elsewhere; with several changed,
- * their differences would have to cancel out exactly (two lanes changed alike cancel only for
- * a difference of 0 or all ones, the rotations being by amounts prime to 64). */
+ * their differences would have to cancel out exactly (two lanes changed alike cancel only when
+ * that difference repeats every 16 bits or less, the rotations differing by 14 to 47 bits:
+ * about one chance in 2^48 for the difference of two products by K). */
 #define SITE_K 0x9fb21c651e98df25ull
 #define SITE_LANES 4
 

@@ -29,8 +29,8 @@ extern const uintptr_t hp_walk_no_slot;
  * register. The first check's value is kept as it is (stacks that share the innermost frame
  * part there, mostly); the others' values, and that register, only as multiplicative chains,
  * four side by side, folded into one value (cfi.c): one slot that changed changes it for sure,
- * several changed at once would have to cancel out exactly. So an entry is small: 192 bytes, and the part python3's stacks use
- * takes one or two cache lines. Four entries per set, least recently used first out; the sets
+ * several changed at once would have to cancel out exactly. So an entry is small: 192 bytes,
+ * and the part python3's stacks use takes one or two cache lines. Four entries per set, least recently used first out; the sets
  * grow fourfold from HP_SITE_SETS_MIN up to HP_SITE_SETS_MAX as the thread keeps missing.
  * Walks that need more than HP_SITE_CHECKS checks (over 64 frames, or about 40 of code with
  * frame pointers, whose every frame is found through a saved rbp), or whose slots lie over
