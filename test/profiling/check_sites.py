@@ -481,6 +481,26 @@ def main():
                + ", ".join(f"{c['alloc_count']} vs {c['allocs']}" for c in differ[:3]), not differ)
         busy = sum(c["allocs"] for c in cs if c["frames"] and c["frames"][0]["function"].startswith("busy_site"))
         expect("no allocations from the busy sites", busy > 0)
+    elif kind == "agree":
+        # The same run under another unwinder (argv[3], its JSON): allocations per stack, the
+        # stack as its functions and modules, agree but for at most argv[4] allocations
+        # (what only one of the two makes: libunwind's thread-local storage, say).
+        def per_stack(d):
+            m = {}
+            for c in d["contexts"]:
+                k = tuple((f["module"], f["function"]) for f in c["frames"])
+                m[k] = m.get(k, 0) + c["allocs"]
+            return m
+        mine, other = per_stack(doc), per_stack(json.load(open(sys.argv[3])))
+        keys = set(mine) | set(other)
+        off = sum(abs(mine.get(k, 0) - other.get(k, 0)) for k in keys)
+        differ = [k for k in keys if mine.get(k, 0) != other.get(k, 0)]
+        total = sum(mine.values())
+        expect(f"{off} of {total} allocations attributed otherwise, under {len(differ)} stacks, e.g. "
+               + "; ".join(f"{mine.get(k, 0)} vs {other.get(k, 0)} at "
+                           + " < ".join(fn or "?" for _, fn in k[:4]) for k in differ[:3]),
+               off <= int(sys.argv[4]))
+        expect(f"only {total} allocations, {len(mine)} stacks", total > 100000 and len(mine) > 1000)
     elif kind == "interval":
         expect("interval dump_reason", doc["process"]["dump_reason"] == "interval")
         expect("interval dump has no contexts", len(doc["contexts"]) > 0)

@@ -581,6 +581,26 @@ for cc in gcc clang; do
     done
 done
 
+# A real program with thousands of stacks, most of them many frames deep and coming back over
+# and over (python3 with every object a malloc): the default unwinder, with its walk cache and
+# site cache, attributes every allocation to the same stack as libunwind, which walks each one
+# afresh (up to the few allocations only one of them makes).
+export PYTHONMALLOC=malloc PYTHONHASHSEED=0
+for unw in cfi libunwind; do
+    if run "python3-$unw" "unwinder=$unw" /usr/bin/python3 "$top/bench/py_workload.py" 2; then
+        "$report" --format json -o "$tmp/python3-$unw.json" "$(ls "$tmp/python3-$unw"/p.*.hpf | head -1)" \
+            2>"$tmp/python3-$unw.rerr" || bad "python3-$unw" "heapprof-report failed: $(head -c 300 "$tmp/python3-$unw.rerr")"
+    fi
+done
+unset PYTHONMALLOC PYTHONHASHSEED
+if [ -s "$tmp/python3-cfi.json" ] && [ -s "$tmp/python3-libunwind.json" ]; then
+    if msg=$(python3 test/profiling/check_sites.py agree "$tmp/python3-cfi.json" "$tmp/python3-libunwind.json" 4 2>&1); then
+        ok python3-cfi-agrees-with-libunwind
+    else
+        bad python3-cfi-agrees-with-libunwind "$(echo "$msg" | head -3 | tr '\n' ';')"
+    fi
+fi
+
 # A signal handler allocating and freeing while main allocates at full speed, so that most of
 # its calls interrupt the shim recording one of main's: every block is recorded at its site,
 # with its free, for both compilers and every unwinder (with cfi and fp, nothing goes
