@@ -936,8 +936,8 @@ static inline uint64_t site_fold(uint64_t h0, uint64_t h1, uint64_t h2, uint64_t
 
 /* Do the entry's slots still hold what its walk read, seen from stack pointer sp (on the same
  * stack: the caller compared the room above sp)? Check 0 exactly, first: another stack with the
- * same innermost frame nearly always parts there. Then the chain of the others, four at a
- * time (hp_cfi_site_add pads them to a multiple of four with copies of check 0). */
+ * same innermost frame nearly always parts there. Then the others, one to each of the four
+ * chains in turn (hp_cfi_site_add pads them to a multiple of four with copies of check 0). */
 static inline int site_holds(const struct hp_site *b, uintptr_t sp, uintptr_t bp)
 {
     const uintptr_t *s = (const uintptr_t *)sp;

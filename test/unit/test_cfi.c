@@ -302,48 +302,6 @@ START_TEST(test_sites_truncated)
 }
 END_TEST
 
-/* Walks of one frame (stack_depth=1): entries without a slot to check, taken on the
- * innermost frame alone. */
-START_TEST(test_sites_one_frame)
-{
-    sites_setup();
-    max_depth = 1;
-    compare = 0; /* check_same wants more than 3 frames */
-    repeat(3, 4, 1);
-    ck_assert_int_eq(plain.n, 1);
-    ck_assert_int_eq(plain.truncated, 1);
-    ck_assert_uint_eq(site_hits, 2);
-    repeat(2, 5, 2); /* another innermost stack pointer */
-    ck_assert_uint_eq(site_hits, 3);
-    compare = 1;
-    max_depth = 64;
-    use_sites = 0;
-}
-END_TEST
-
-/* A frame with a large alloca between the allocating frame and the outer ones: an entry
- * whose slots lie over 512 KiB up the stack (offsets are kept in 16 bits of 8-byte units) is
- * not kept, and the stack comes out right all the same; one 100 KiB up is kept. */
-static __attribute__((noinline)) void big_frame(size_t bytes, int times)
-{
-    volatile char *buf = __builtin_alloca(bytes);
-    buf[0] = 1;
-    buf[bytes - 1] = 1;
-    repeat(times, 3, 1);
-    sink += buf[0] + buf[bytes - 1];
-}
-
-/* The entry for the stack capture() walked last, if the cache kept one. */
-static const struct hp_site *site_entry(void)
-{
-    uint32_t id = id_of(plain.hash);
-    for (uint64_t st = 0; st <= wc.sites.mask; st++)
-        for (int w = 0; w < HP_SITE_WAYS; w++)
-            if (wc.sites.tags[st][w].ip && wc.sites.body[st * HP_SITE_WAYS + w].id == id)
-                return &wc.sites.body[st * HP_SITE_WAYS + w];
-    return NULL;
-}
-
 /* level() and its callers again, without frame pointers (as most of Debian's code is): an
  * entry's checks are then the return addresses alone, one a frame, and the ones that change
  * with the path are every other one. (clang has no attribute for it: there they keep their
@@ -408,6 +366,48 @@ START_TEST(test_sites_pairs)
     use_sites = 0;
 }
 END_TEST
+
+/* Walks of one frame (stack_depth=1): entries without a slot to check, taken on the
+ * innermost frame alone. */
+START_TEST(test_sites_one_frame)
+{
+    sites_setup();
+    max_depth = 1;
+    compare = 0; /* check_same wants more than 3 frames */
+    repeat(3, 4, 1);
+    ck_assert_int_eq(plain.n, 1);
+    ck_assert_int_eq(plain.truncated, 1);
+    ck_assert_uint_eq(site_hits, 2);
+    repeat(2, 5, 2); /* another innermost stack pointer */
+    ck_assert_uint_eq(site_hits, 3);
+    compare = 1;
+    max_depth = 64;
+    use_sites = 0;
+}
+END_TEST
+
+/* A frame with a large alloca between the allocating frame and the outer ones: an entry
+ * whose slots lie over 512 KiB up the stack (offsets are kept in 16 bits of 8-byte units) is
+ * not kept, and the stack comes out right all the same; one 100 KiB up is kept. */
+static __attribute__((noinline)) void big_frame(size_t bytes, int times)
+{
+    volatile char *buf = __builtin_alloca(bytes);
+    buf[0] = 1;
+    buf[bytes - 1] = 1;
+    repeat(times, 3, 1);
+    sink += buf[0] + buf[bytes - 1];
+}
+
+/* The entry for the stack capture() walked last, if the cache kept one. */
+static const struct hp_site *site_entry(void)
+{
+    uint32_t id = id_of(plain.hash);
+    for (uint64_t st = 0; st <= wc.sites.mask; st++)
+        for (int w = 0; w < HP_SITE_WAYS; w++)
+            if (wc.sites.tags[st][w].ip && wc.sites.body[st * HP_SITE_WAYS + w].id == id)
+                return &wc.sites.body[st * HP_SITE_WAYS + w];
+    return NULL;
+}
 
 /* Its checks without the padding (copies of check 0 at the end; no other check reads that
  * slot, the first frame's return address). */
