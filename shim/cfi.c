@@ -851,16 +851,19 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
 /* ---------- the site cache (cfi.h) ---------- */
 
 /* Lookups per judgement of the hit rate; lookups skipped after a window with under a quarter
- * of hits once the sets are at their largest (a program whose stacks keep changing, like
- * bench/alloc_bench's random call chains, would pay for lookups and additions that never
- * pay back): HP_SITE_SKIP after the first such window, twice as many after each further one
- * in a row, up to 32 times. And no entries are made for a window after one (at the largest
- * size) that made more entries than it had hits, for two after the next such, and so on up to
- * 32: a thread with more stacks than the sets hold keeps replacing entries that would not
- * have been used again (alloc_bench at 256 sets: 28% hits for 70% additions, each costing
- * about as much as the walks of two allocations), while its lookups go on finding the entries
- * there are. */
+ * of hits once the sets are at their largest (a program whose stacks keep changing would pay
+ * for lookups and additions that never pay back): HP_SITE_SKIP after the first such window,
+ * twice as many after each further one in a row, up to 32 times. And no entries are made for
+ * a window after one (at the largest size) that made more entries than it had hits, for two
+ * after the next such, and so on up to 32: a thread with more stacks than the sets hold keeps
+ * replacing entries that would not have been used again (bench/alloc_bench keyed by the frame
+ * alone at 256 sets: 28% hits for 70% additions, each costing about as much as the walks of
+ * two allocations), while its lookups go on finding the entries there are. Either, three
+ * times in a row while the sets are keyed by the frame alone, keys them deep (site_go_deep).
+ * (Resting after python3's one bad window, and pausing after its other, saves it 2% of its
+ * instructions.) */
 #define HP_SITE_WINDOW 1024
+#define HP_SITE_DEEP_AFTER 3
 #define HP_SITE_SKIP 32768
 #define ORDER_INIT 0xe4 /* ways 0, 1, 2, 3 from most to least recently used */
 
@@ -955,9 +958,43 @@ static inline int site_holds(const struct hp_site *b, uintptr_t sp, uintptr_t bp
     return site_fold(h0, h1, h2, h3, bp & (0 - (uint64_t)b->bp_matters)) == b->sum;
 }
 
+/* The most sets a thread's site cache may have. */
+static inline uint64_t sites_max(const struct hp_site_cache *sc)
+{
+    return sc->deep ? HP_SITE_SETS_DEEP_MAX : HP_SITE_SETS_MAX;
+}
+
+/* Keyed by the frame alone and at full size, HP_SITE_DEEP_AFTER windows in a row with under a
+ * quarter of hits or with more entries made than hits (the cache resting or making no entries
+ * in between, as below): more stacks under one frame and stack pointer than four ways hold
+ * (python3 and node have one or two such windows in a run, apart; bench/alloc_bench's random
+ * call chains one after another). The sets are keyed deep from then on, and start empty (the
+ * entries there sit in sets chosen the other way). */
+static int site_go_deep(struct hp_site_cache *sc)
+{
+    if (sc->deep || sc->mask != HP_SITE_SETS_MAX - 1)
+        return 0;
+    if (sc->hits >= HP_SITE_WINDOW / 4 && sc->hits >= sc->adds) {
+        sc->bad_runs = 0;
+        return 0;
+    }
+    if (++sc->bad_runs < HP_SITE_DEEP_AFTER)
+        return 0;
+    sc->deep = 1;
+    sites_clear(sc);
+    sc->misses = 0;
+    sc->no_adds = sc->add_runs = sc->low_runs = 0;
+    return 1;
+}
+
+/* Judge the window that just ended (the hit rate of the last HP_SITE_WINDOW lookups). */
 static HP_COLD void site_window(struct hp_site_cache *sc)
 {
-    if (sc->hits < HP_SITE_WINDOW / 4 && sc->mask == HP_SITE_SETS_MAX - 1) {
+    if (site_go_deep(sc)) {
+        sc->tries = sc->hits = sc->adds = 0;
+        return;
+    }
+    if (sc->hits < HP_SITE_WINDOW / 4 && sc->mask == sites_max(sc) - 1) {
         sc->off = HP_SITE_SKIP << sc->low_runs;
         if (sc->low_runs < 5)
             sc->low_runs++;
@@ -966,7 +1003,7 @@ static HP_COLD void site_window(struct hp_site_cache *sc)
     }
     if (sc->no_adds) {
         sc->no_adds--;
-    } else if (sc->mask == HP_SITE_SETS_MAX - 1 && sc->hits < sc->adds) {
+    } else if (sc->mask == sites_max(sc) - 1 && sc->hits < sc->adds) {
         sc->no_adds = 1u << sc->add_runs;
         if (sc->add_runs < 5)
             sc->add_runs++;
@@ -976,21 +1013,45 @@ static HP_COLD void site_window(struct hp_site_cache *sc)
     sc->tries = sc->hits = sc->adds = 0;
 }
 
-uint32_t hp_cfi_site_find(struct hp_walk_cache *wc, uintptr_t ip, uintptr_t sp, uintptr_t bp,
-                          uintptr_t hi, int *truncated)
+/* The key that chooses a deep cache's set: the frame's address mixed with the return
+ * addresses the walk's first HP_SITE_KEY_STEPS steps read (as far as it can step), found the
+ * way the walk finds them (bounded reads within the stack, whatever the rules say). A
+ * function of the frame and of the stack's contents alone, so a stack that holds what it held
+ * when its entry was made finds that entry's set. Four steps: bench/alloc_bench's random
+ * chains (about 1,600 stacks under 77 frames and stack pointers) then spread over the sets;
+ * with two, the ways of a set mostly hold stacks that part further out, each a full check
+ * (cost model against the sets keyed by the frame alone, with and without frame pointers:
+ * two steps -10% and +6%, three -16% and -5%, four -20% and -14%, six -18% and -12%). */
+#define HP_SITE_KEY_STEPS 4
+static inline uint64_t site_key(struct hp_walk_cache *wc, uintptr_t ip, uintptr_t sp, uintptr_t bp,
+                                uintptr_t hi)
+{
+    uintptr_t hi16 = hi - 16, at;
+    uint64_t key = ip;
+    uint64_t r = wc->first_ip == ip ? wc->first_rule : thread_rule(wc, ip);
+    for (int k = 0; k < HP_SITE_KEY_STEPS; k++) {
+        WALK_STEP(r, sp, bp, hi16, at, out);
+        uintptr_t v = *(const uintptr_t *)at;
+        key = (key ^ v) * 0x9e3779b97f4a7c15ull;
+        if (k + 1 < HP_SITE_KEY_STEPS)
+            r = thread_rule(wc, v);
+    }
+out:
+    return key;
+}
+
+/* The lookup in the set of key (the frame's address, or site_key's), and on a miss what the
+ * walk that follows needs to make an entry there. */
+static inline __attribute__((always_inline)) uint32_t site_lookup(struct hp_walk_cache *wc,
+                                                                  struct hp_site_tag (*tags)[HP_SITE_WAYS],
+                                                                  uint64_t key, uintptr_t ip, uintptr_t sp,
+                                                                  uintptr_t bp, uintptr_t hi, int *truncated)
 {
     struct hp_site_cache *sc = &wc->sites;
-    sc->pending = 0;
-    if (HP_UNLIKELY(!sc->tags) && !sites_alloc(sc, HP_SITE_SETS_MIN)) {
-        sc->off = UINT32_MAX; /* no memory for it: (nearly) never again */
-        return 0;
-    }
-    if (HP_UNLIKELY(++sc->tries == HP_SITE_WINDOW))
-        site_window(sc);
     /* Rules cached before code was unloaded: the walk that follows empties the sets. */
     if (HP_LIKELY(wc->gen == __atomic_load_n(&code_gen, __ATOMIC_ACQUIRE))) {
-        uint64_t s = site_set(ip, sp, sc->mask);
-        const struct hp_site_tag *tg = sc->tags[s];
+        uint64_t s = site_set(key, sp, sc->mask);
+        const struct hp_site_tag *tg = tags[s];
         unsigned o = sc->order[s];
         /* Most recently used first: stacks that share the key come back in runs. */
         for (unsigned i = 0; i < HP_SITE_WAYS; i++) {
@@ -1007,14 +1068,40 @@ uint32_t hp_cfi_site_find(struct hp_walk_cache *wc, uintptr_t ip, uintptr_t sp, 
             return b->id;
         }
     }
-    if (HP_UNLIKELY(++sc->misses > (sc->mask + 1) * HP_SITE_WAYS) && sc->mask < HP_SITE_SETS_MAX - 1)
-        sites_alloc(sc, (sc->mask + 1) * 4 < HP_SITE_SETS_MAX ? (sc->mask + 1) * 4 : HP_SITE_SETS_MAX);
+    uint64_t most = sites_max(sc);
+    if (HP_UNLIKELY(++sc->misses > (sc->mask + 1) * HP_SITE_WAYS) && sc->mask < most - 1)
+        sites_alloc(sc, (sc->mask + 1) * 4 < most ? (sc->mask + 1) * 4 : most);
+    sc->q_set = site_set(key, sp, sc->mask); /* (the sets may have grown) */
     sc->q_ip = ip;
     sc->q_sp = sp;
     sc->q_bp = bp;
     sc->q_hi = hi;
     sc->pending = 1;
     return 0;
+}
+
+/* A deep cache's lookup: out of line, so the common one stays as it was. */
+static HP_COLD uint32_t site_lookup_deep(struct hp_walk_cache *wc, uintptr_t ip,
+                                                           uintptr_t sp, uintptr_t bp, uintptr_t hi,
+                                                           int *truncated)
+{
+    return site_lookup(wc, wc->sites.tags, site_key(wc, ip, sp, bp, hi), ip, sp, bp, hi, truncated);
+}
+
+uint32_t hp_cfi_site_find(struct hp_walk_cache *wc, uintptr_t ip, uintptr_t sp, uintptr_t bp,
+                          uintptr_t hi, int *truncated)
+{
+    struct hp_site_cache *sc = &wc->sites;
+    sc->pending = 0;
+    if (HP_UNLIKELY(!sc->tags) && !sites_alloc(sc, HP_SITE_SETS_MIN)) {
+        sc->off = UINT32_MAX; /* no memory for it: (nearly) never again */
+        return 0;
+    }
+    if (HP_UNLIKELY(++sc->tries == HP_SITE_WINDOW))
+        site_window(sc);
+    if (HP_UNLIKELY(sc->deep))
+        return site_lookup_deep(wc, ip, sp, bp, hi, truncated);
+    return site_lookup(wc, sc->tags, ip, ip, sp, bp, hi, truncated);
 }
 
 /* The rule of frame k of the walk at wc's [b, ...) that the lookup of sc asked for. */
@@ -1064,7 +1151,7 @@ void hp_cfi_site_add(struct hp_walk_cache *wc, uint32_t id)
     uintptr_t sp = sc->q_sp, room = sc->q_hi - sp;
     if (room < 8 || room > UINT32_MAX || (sp & 7))
         return;
-    uint64_t s = site_set(sc->q_ip, sp, sc->mask);
+    uint64_t s = sc->q_set;
     unsigned w = sc->order[s] >> 6; /* the least recently used way */
     struct hp_site *e = &sc->body[s * HP_SITE_WAYS + w];
     sc->tags[s][w].ip = 0; /* empty until the entry is whole */

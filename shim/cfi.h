@@ -30,8 +30,14 @@ extern const uintptr_t hp_walk_no_slot;
  * part there, mostly); the others' values, and that register, only as multiplicative chains,
  * four side by side, folded into one value (cfi.c): one slot that changed changes it for sure,
  * several changed at once would have to cancel out exactly. So an entry is small: 192 bytes,
- * and the part python3's stacks use takes one or two cache lines. Four entries per set, least recently used first out; the sets
- * grow fourfold from HP_SITE_SETS_MIN up to HP_SITE_SETS_MAX as the thread keeps missing.
+ * and the part python3's stacks use takes one or two cache lines. Four entries per set, least
+ * recently used first out; the sets grow fourfold from HP_SITE_SETS_MIN up to HP_SITE_SETS_MAX
+ * as the thread keeps missing. A set is chosen by the frame's address and stack pointer; a
+ * thread that at full size still makes more entries than it gets hits, or gets few, has more
+ * stacks under one such key than four ways hold (recursive code reaching one allocating
+ * function through many paths): its sets are emptied and from then on chosen by the return
+ * addresses the walk's first four steps read as well (cfi.c: site_key), and may grow up to
+ * HP_SITE_SETS_DEEP_MAX (768 KiB of entries).
  * Walks that need more than HP_SITE_CHECKS checks (over 64 frames, or about 40 of code with
  * frame pointers, whose every frame is found through a saved rbp), or whose slots lie over
  * 512 KiB up the stack, are not kept. */
@@ -40,6 +46,7 @@ extern const uintptr_t hp_walk_no_slot;
 #define HP_SITE_CHECKS 81 /* 1 + a multiple of 4: checks after the first go in fours */
 #define HP_SITE_SETS_MIN 4
 #define HP_SITE_SETS_MAX 256
+#define HP_SITE_SETS_DEEP_MAX 1024 /* keyed by the callers too (deep, below) */
 
 struct hp_site_tag {
     uintptr_t ip, sp; /* ip 0: an empty way */
@@ -68,6 +75,9 @@ struct hp_site_cache {
     uint32_t off;          /* lookups still to skip: the thread's stacks keep changing */
     uint32_t low_runs;     /* windows in a row with few hits (up to 5) */
     uint32_t pending;      /* the last lookup missed: the walk that follows may be kept */
+    uint32_t deep;         /* sets chosen by the return addresses above the frame too */
+    uint32_t bad_runs;     /* windows in a row at full size, not deep, with few hits */
+    uint64_t q_set;        /* the set that lookup chose */
     uintptr_t q_ip, q_sp, q_bp, q_hi, q_frame; /* that lookup's frame (q_frame: the shim's) */
 };
 

@@ -32,7 +32,7 @@ static int compare = 1; /* level() checks each capture */
  * id of its hash in ids[] (numbered as they come), and a hit must give the id of the stack
  * walked from scratch. */
 static int use_sites;
-static uint64_t ids[4096];
+static uint64_t ids[16384];
 static uint32_t nids, site_hits, site_tries;
 
 static uint32_t id_of(uint64_t hash)
@@ -40,7 +40,7 @@ static uint32_t id_of(uint64_t hash)
     for (uint32_t i = 0; i < nids; i++)
         if (ids[i] == hash)
             return i + 1;
-    ck_assert_uint_lt(nids, 4096);
+    ck_assert_uint_lt(nids, sizeof ids / sizeof ids[0]);
     ids[nids++] = hash;
     return nids;
 }
@@ -448,8 +448,29 @@ START_TEST(test_sites_forget)
 }
 END_TEST
 
-/* More stacks than the cache holds at first: it grows, and a thread whose stacks never repeat
- * soon stops looking (hp_cfi_site_skip). */
+/* New stacks (level(14, path) for path from *next on, all under one innermost frame) until
+ * the site cache is keyed deep and at its full size; while it rests before that (it does
+ * after each of the first two windows at full size), any stack (its lookups are skipped). */
+static void sites_fill_deep(unsigned *next)
+{
+    compare = 0;
+    unsigned rests = 0;
+    while (!(wc.sites.deep && wc.sites.mask + 1 == HP_SITE_SETS_DEEP_MAX)) {
+        if (wc.sites.off) {
+            rests++;
+            level(3, 0);
+            continue;
+        }
+        ck_assert_uint_lt(*next, 1u << 14);
+        level(14, (*next)++);
+    }
+    ck_assert_uint_gt(rests, 0); /* it rested, and went deep after */
+    compare = 1;
+}
+
+/* More stacks than the cache holds at first: it grows; a thread whose stacks keep missing has
+ * its sets keyed deep, and when they miss all the same it soon stops looking
+ * (hp_cfi_site_skip). */
 START_TEST(test_sites_grow_and_rest)
 {
     sites_setup();
@@ -459,35 +480,41 @@ START_TEST(test_sites_grow_and_rest)
                 level(depth, path);
     ck_assert_uint_gt(wc.sites.mask + 1, HP_SITE_SETS_MIN);
     ck_assert_uint_gt(site_hits, 64);
-    /* Every stack new from here on: 4,096 of them at depth 12, all under one innermost frame. */
+    ck_assert_uint_eq(wc.sites.deep, 0);
+    /* Every stack new from here on. */
+    unsigned next = 0;
+    sites_fill_deep(&next);
+    ck_assert_uint_eq(wc.sites.off, 0); /* not before it was keyed deep and grew */
     compare = 0;
-    for (unsigned path = 0; path < 4096 && !wc.sites.off; path++)
-        level(12, path);
-    ck_assert_uint_gt(wc.sites.off, 0);
+    while (!wc.sites.off) {
+        ck_assert_uint_lt(next, 1u << 14);
+        level(14, next++);
+    }
     compare = 1;
+    ck_assert_uint_eq(wc.sites.deep, 1);
     use_sites = 0;
 }
 END_TEST
 
-/* At full size, a thread that makes more entries than it gets hits from (more stacks than
- * its sets hold, replacing each other) makes none for the next window, while its lookups go
- * on finding the entries there are: here a third of the lookups are one stack that stays, the
- * rest sixteen stacks that share one set of four ways. */
+/* Keyed deep and at full size, a thread that makes more entries than it gets hits from (more
+ * stacks than its sets hold, replacing each other) makes none for the next window, while its
+ * lookups go on finding the entries there are: here a third of the lookups are one stack that
+ * stays, the rest eight stacks that share one set of four ways (a deep key covers the four
+ * return addresses above the innermost frame, here the path's two highest bits of six; these
+ * part further out). */
 START_TEST(test_sites_no_adds)
 {
     sites_setup();
-    compare = 0;
-    for (unsigned path = 0; path < 4096 && wc.sites.mask + 1 < HP_SITE_SETS_MAX; path++)
-        level(12, path);
-    compare = 1;
-    ck_assert_uint_eq(wc.sites.mask + 1, HP_SITE_SETS_MAX);
+    unsigned next = 0;
+    sites_fill_deep(&next);
+    ck_assert_uint_eq(wc.sites.off, 0);
     wc.sites.tries = wc.sites.hits = wc.sites.adds = 0; /* a window from here */
     unsigned paused = 0, hits_paused = 0;
     for (unsigned i = 0; i < 2000; i++) {
         uint32_t h = site_hits;
         repeat(1, 4, 0);
-        repeat(1, 6, (i * 2) % 8);
-        repeat(1, 6, (i * 2 + 1) % 8);
+        repeat(1, 6, ((i * 2) % 8) << 1);
+        repeat(1, 6, ((i * 2 + 1) % 8) << 1);
         if (wc.sites.no_adds) {
             /* (the window may have begun within these three lookups) */
             ck_assert_uint_eq(wc.sites.adds, 0);
@@ -498,6 +525,78 @@ START_TEST(test_sites_no_adds)
     ck_assert_uint_gt(paused, 300);
     ck_assert_uint_gt(hits_paused, 300);
     ck_assert_uint_eq(wc.sites.off, 0); /* a third of hits: it never stopped looking */
+    use_sites = 0;
+}
+END_TEST
+
+/* 256 stacks under one innermost frame and stack pointer, parting in the four return
+ * addresses above it (each level one of four functions of the same frame size, chosen by two
+ * bits of k): more than the four ways of the set the frame alone chooses can hold. The cache
+ * turns deep, and then keeps them all apart (capture checks every hit against a walk). */
+static volatile unsigned deep_sink;
+typedef void deep_fn(unsigned k);
+
+static NOFP void deep_leaf(void)
+{
+    capture();
+    deep_sink++;
+}
+
+#define DEEP_LEVEL(name, next, shift, c)                                                         \
+    static NOFP void name(unsigned k)                                                            \
+    {                                                                                            \
+        next[(k >> (shift)) & 3](k);                                                             \
+        deep_sink += (c);                                                                        \
+    }
+
+static NOFP void deep_d0(unsigned k) { (void)k; deep_leaf(); deep_sink += 1; }
+static NOFP void deep_d1(unsigned k) { (void)k; deep_leaf(); deep_sink += 2; }
+static NOFP void deep_d2(unsigned k) { (void)k; deep_leaf(); deep_sink += 3; }
+static NOFP void deep_d3(unsigned k) { (void)k; deep_leaf(); deep_sink += 4; }
+static deep_fn *volatile deep_d[4] = {deep_d0, deep_d1, deep_d2, deep_d3};
+DEEP_LEVEL(deep_c0, deep_d, 6, 5)
+DEEP_LEVEL(deep_c1, deep_d, 6, 6)
+DEEP_LEVEL(deep_c2, deep_d, 6, 7)
+DEEP_LEVEL(deep_c3, deep_d, 6, 8)
+static deep_fn *volatile deep_c[4] = {deep_c0, deep_c1, deep_c2, deep_c3};
+DEEP_LEVEL(deep_b0, deep_c, 4, 9)
+DEEP_LEVEL(deep_b1, deep_c, 4, 10)
+DEEP_LEVEL(deep_b2, deep_c, 4, 11)
+DEEP_LEVEL(deep_b3, deep_c, 4, 12)
+static deep_fn *volatile deep_b[4] = {deep_b0, deep_b1, deep_b2, deep_b3};
+DEEP_LEVEL(deep_a0, deep_b, 2, 13)
+DEEP_LEVEL(deep_a1, deep_b, 2, 14)
+DEEP_LEVEL(deep_a2, deep_b, 2, 15)
+DEEP_LEVEL(deep_a3, deep_b, 2, 16)
+static deep_fn *volatile deep_a[4] = {deep_a0, deep_a1, deep_a2, deep_a3};
+
+static NOFP void deep_run(unsigned k)
+{
+    deep_a[k & 3](k);
+    deep_sink++;
+}
+
+START_TEST(test_sites_deep)
+{
+    sites_setup();
+    uint64_t x = 88172645463325252ull;
+    int deep_at = -1;
+    uint32_t hits = 0, tries = 0;
+    for (int i = 0; i < 300000 && (deep_at < 0 || i < deep_at + 7000); i++) {
+        if (deep_at < 0 && wc.sites.deep)
+            deep_at = i;
+        if (deep_at >= 0 && i == deep_at + 3000) { /* every stack made an entry by now */
+            hits = site_hits;
+            tries = site_tries;
+        }
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        deep_run((unsigned)(x >> 24) & 255u);
+        check_same();
+    }
+    ck_assert_int_ge(deep_at, 0);
+    ck_assert_uint_eq(nids, 256);
+    ck_assert_uint_gt(site_hits - hits, (site_tries - tries) * 9 / 10);
+    ck_assert_uint_eq(wc.sites.off, 0);
     use_sites = 0;
 }
 END_TEST
@@ -582,6 +681,7 @@ int main(void)
     tcase_add_test(tc, test_sites_siblings);
     tcase_add_test(tc, test_sites_pairs);
     tcase_add_test(tc, test_sites_no_adds);
+    tcase_add_test(tc, test_sites_deep);
     tcase_add_test(tc, test_sites_truncated);
     tcase_add_test(tc, test_sites_one_frame);
     tcase_add_test(tc, test_sites_far_slots);
