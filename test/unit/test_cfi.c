@@ -576,9 +576,10 @@ static NOFP void deep_run(unsigned k)
     deep_sink++;
 }
 
-START_TEST(test_sites_deep)
+/* 256 stacks as above, deep_run's, at random, until the cache has been keyed deep for 7,000
+ * of them: then over 90% of the last 4,000 must hit. */
+static void deep_runs(void)
 {
-    sites_setup();
     uint64_t x = 88172645463325252ull;
     int deep_at = -1;
     uint32_t hits = 0, tries = 0;
@@ -597,6 +598,39 @@ START_TEST(test_sites_deep)
     ck_assert_uint_eq(nids, 256);
     ck_assert_uint_gt(site_hits - hits, (site_tries - tries) * 9 / 10);
     ck_assert_uint_eq(wc.sites.off, 0);
+}
+
+START_TEST(test_sites_deep)
+{
+    sites_setup();
+    deep_runs();
+    ck_assert_uint_eq(wc.sites.deep_max, HP_SITE_SETS_DEEP_MAX);
+    use_sites = 0;
+}
+END_TEST
+
+/* With over half of the metadata budget spent, a cache keyed deep stays at the size it had,
+ * however much it misses: here the budget leaves room for two more 2 MiB chunks of the arena
+ * and its reserve, the first of them (where the sets keyed by the frame alone take 280 KiB)
+ * puts the arena over half of it, and the second would have room for 1,024 sets. The stacks
+ * of deep_run are kept apart all the same; then 3,000 new ones. */
+START_TEST(test_sites_deep_budget)
+{
+    sites_setup();
+    hp_meta_init(hp_meta_used() + (4u << 20) + (256u << 10));
+    deep_runs();
+    ck_assert_uint_gt(hp_meta_used(), hp_meta_budget() / 2);
+    ck_assert_uint_eq(wc.sites.deep_max, HP_SITE_SETS_MAX);
+    compare = 0;
+    for (unsigned path = 0; path < 3000;) {
+        if (wc.sites.off) { /* resting: lookups skipped */
+            level(3, 0);
+            continue;
+        }
+        level(14, path++);
+    }
+    compare = 1;
+    ck_assert_uint_eq(wc.sites.mask + 1, HP_SITE_SETS_MAX);
     use_sites = 0;
 }
 END_TEST
@@ -682,6 +716,7 @@ int main(void)
     tcase_add_test(tc, test_sites_pairs);
     tcase_add_test(tc, test_sites_no_adds);
     tcase_add_test(tc, test_sites_deep);
+    tcase_add_test(tc, test_sites_deep_budget);
     tcase_add_test(tc, test_sites_truncated);
     tcase_add_test(tc, test_sites_one_frame);
     tcase_add_test(tc, test_sites_far_slots);
