@@ -554,21 +554,17 @@ static NOFP void deep_d1(unsigned k) { (void)k; deep_leaf(); deep_sink += 2; }
 static NOFP void deep_d2(unsigned k) { (void)k; deep_leaf(); deep_sink += 3; }
 static NOFP void deep_d3(unsigned k) { (void)k; deep_leaf(); deep_sink += 4; }
 static deep_fn *volatile deep_d[4] = {deep_d0, deep_d1, deep_d2, deep_d3};
-DEEP_LEVEL(deep_c0, deep_d, 6, 5)
-DEEP_LEVEL(deep_c1, deep_d, 6, 6)
-DEEP_LEVEL(deep_c2, deep_d, 6, 7)
-DEEP_LEVEL(deep_c3, deep_d, 6, 8)
-static deep_fn *volatile deep_c[4] = {deep_c0, deep_c1, deep_c2, deep_c3};
-DEEP_LEVEL(deep_b0, deep_c, 4, 9)
-DEEP_LEVEL(deep_b1, deep_c, 4, 10)
-DEEP_LEVEL(deep_b2, deep_c, 4, 11)
-DEEP_LEVEL(deep_b3, deep_c, 4, 12)
-static deep_fn *volatile deep_b[4] = {deep_b0, deep_b1, deep_b2, deep_b3};
-DEEP_LEVEL(deep_a0, deep_b, 2, 13)
-DEEP_LEVEL(deep_a1, deep_b, 2, 14)
-DEEP_LEVEL(deep_a2, deep_b, 2, 15)
-DEEP_LEVEL(deep_a3, deep_b, 2, 16)
-static deep_fn *volatile deep_a[4] = {deep_a0, deep_a1, deep_a2, deep_a3};
+/* Four functions of one level, deep_x0 .. deep_x3, calling into next, and their table deep_x. */
+#define DEEP_LEVEL4(x, next, shift, c)                                                           \
+    DEEP_LEVEL(deep_##x##0, next, shift, (c))                                                    \
+    DEEP_LEVEL(deep_##x##1, next, shift, (c) + 1)                                                \
+    DEEP_LEVEL(deep_##x##2, next, shift, (c) + 2)                                                \
+    DEEP_LEVEL(deep_##x##3, next, shift, (c) + 3)                                                \
+    static deep_fn *volatile deep_##x[4] = {deep_##x##0, deep_##x##1, deep_##x##2, deep_##x##3};
+
+DEEP_LEVEL4(c, deep_d, 6, 5)
+DEEP_LEVEL4(b, deep_c, 4, 9)
+DEEP_LEVEL4(a, deep_b, 2, 13)
 
 static NOFP void deep_run(unsigned k)
 {
