@@ -859,9 +859,7 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
  * replacing entries that would not have been used again (bench/alloc_bench keyed by the frame
  * alone at 256 sets: 28% hits for 70% additions, each costing about as much as the walks of
  * two allocations), while its lookups go on finding the entries there are. Either, three
- * times in a row while the sets are keyed by the frame alone, keys them deep (site_go_deep).
- * (Resting after python3's one bad window, and pausing after its other, saves it 2% of its
- * instructions.) */
+ * times in a row while the sets are keyed by the frame alone, keys them deep (site_go_deep). */
 #define HP_SITE_WINDOW 1024
 #define HP_SITE_DEEP_AFTER 3
 #define HP_SITE_SKIP 32768
@@ -1045,16 +1043,15 @@ out:
 
 /* The lookup in the set of key (the frame's address, or site_key's), and on a miss what the
  * walk that follows needs to make an entry there. */
-static inline __attribute__((always_inline)) uint32_t site_lookup(struct hp_walk_cache *wc,
-                                                                  struct hp_site_tag (*tags)[HP_SITE_WAYS],
-                                                                  uint64_t key, uintptr_t ip, uintptr_t sp,
-                                                                  uintptr_t bp, uintptr_t hi, int *truncated)
+static inline __attribute__((always_inline)) uint32_t site_lookup(struct hp_walk_cache *wc, uint64_t key,
+                                                                  uintptr_t ip, uintptr_t sp, uintptr_t bp,
+                                                                  uintptr_t hi, int *truncated)
 {
     struct hp_site_cache *sc = &wc->sites;
     /* Rules cached before code was unloaded: the walk that follows empties the sets. */
     if (HP_LIKELY(wc->gen == __atomic_load_n(&code_gen, __ATOMIC_ACQUIRE))) {
         uint64_t s = site_set(key, sp, sc->mask);
-        const struct hp_site_tag *tg = tags[s];
+        const struct hp_site_tag *tg = sc->tags[s];
         unsigned o = sc->order[s];
         /* Most recently used first: stacks that share the key come back in runs. */
         for (unsigned i = 0; i < HP_SITE_WAYS; i++) {
@@ -1089,7 +1086,7 @@ static __attribute__((noinline)) uint32_t site_lookup_deep(struct hp_walk_cache 
                                                            uintptr_t sp, uintptr_t bp, uintptr_t hi,
                                                            int *truncated)
 {
-    return site_lookup(wc, wc->sites.tags, site_key(wc, ip, sp, bp, hi), ip, sp, bp, hi, truncated);
+    return site_lookup(wc, site_key(wc, ip, sp, bp, hi), ip, sp, bp, hi, truncated);
 }
 
 uint32_t hp_cfi_site_find(struct hp_walk_cache *wc, uintptr_t ip, uintptr_t sp, uintptr_t bp,
@@ -1105,7 +1102,7 @@ uint32_t hp_cfi_site_find(struct hp_walk_cache *wc, uintptr_t ip, uintptr_t sp, 
         site_window(sc);
     if (HP_UNLIKELY(sc->deep))
         return site_lookup_deep(wc, ip, sp, bp, hi, truncated);
-    return site_lookup(wc, sc->tags, ip, ip, sp, bp, hi, truncated);
+    return site_lookup(wc, ip, ip, sp, bp, hi, truncated);
 }
 
 /* The rule of frame k of the walk at wc's [b, ...) that the lookup of sc asked for. */
