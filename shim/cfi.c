@@ -959,7 +959,7 @@ static inline int site_holds(const struct hp_site *b, uintptr_t sp, uintptr_t bp
 /* The most sets a thread's site cache may have. */
 static inline uint64_t sites_max(const struct hp_site_cache *sc)
 {
-    return sc->deep ? sc->deep_max : HP_SITE_SETS_MAX;
+    return sc->deep ? sc->deep : HP_SITE_SETS_MAX;
 }
 
 /* Keyed by the frame alone and at full size, HP_SITE_DEEP_AFTER windows in a row with under a
@@ -978,10 +978,9 @@ static int site_go_deep(struct hp_site_cache *sc)
     }
     if (++sc->bad_runs < HP_SITE_DEEP_AFTER)
         return 0;
-    sc->deep = 1;
     /* Growing past the sets keyed by the frame alone costs 640 KiB more: not once half of
      * the metadata budget is spent (many threads keyed deep would take what contexts need). */
-    sc->deep_max = hp_meta_used() < hp_meta_budget() / 2 ? HP_SITE_SETS_DEEP_MAX : HP_SITE_SETS_MAX;
+    sc->deep = hp_meta_used() < hp_meta_budget() / 2 ? HP_SITE_SETS_DEEP_MAX : HP_SITE_SETS_MAX;
     sites_clear(sc);
     sc->misses = 0;
     sc->no_adds = sc->add_runs = sc->low_runs = 0;

@@ -75,8 +75,8 @@ struct hp_site_cache {
     uint32_t off;          /* lookups still to skip: the thread's stacks keep changing */
     uint32_t low_runs;     /* windows in a row with few hits (up to 5) */
     uint32_t pending;      /* the last lookup missed: the walk that follows may be kept */
-    uint32_t deep;         /* sets chosen by the return addresses above the frame too */
-    uint32_t deep_max;     /* then at most so many sets */
+    uint32_t deep;         /* 0: sets chosen by the frame alone; else by the return addresses
+                            * above it too (keyed deep), and at most this many sets */
     uint32_t bad_runs;     /* windows in a row at full size, not deep, with few hits */
     uint64_t q_set;        /* the set that lookup chose */
     uintptr_t q_ip, q_sp, q_bp, q_hi, q_frame; /* that lookup's frame (q_frame: the shim's) */
