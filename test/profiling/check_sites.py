@@ -183,7 +183,9 @@ def main():
         expect("double frees reported", summ["double_frees"] == 0)
         check_lines(doc, "mi_api.c")
     elif kind == "evict":
-        # rec(depth, n=depth) for depth 1..200, 3 rounds: depth d allocates 3*d blocks of 10 B.
+        # rec(depth, n=depth) for depth 1..200, `rounds` rounds (argv[3], default 3): depth d
+        # allocates rounds*d blocks of 10 B.
+        rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 3
         counts = {}
         for c in doc["contexts"]:
             if c["frames"] and c["frames"][0]["function"] == "rec":
@@ -192,7 +194,7 @@ def main():
                 expect(f"depth {depth}: total_size {c['total_size']} != 10 * alloc_count",
                        c["total_size"] == 10 * c["alloc_count"])
         expect(f"{len(counts)} recursion depths, expected 200", len(counts) == 200)
-        wrong = [d for d in counts if counts[d] != 3 * d]
+        wrong = [d for d in counts if counts[d] != rounds * d]
         expect(f"depths with wrong counts: {wrong[:5]}", not wrong)
         expect("no evictions happened", doc["summary"]["evicted_hibs"] > 0)
     elif kind == "same_depth":

@@ -1,5 +1,5 @@
 /* Eviction test: 200 distinct call stacks (recursion depth 1..200), each allocating and freeing
- * `depth` blocks of 10 bytes, several rounds, so a tiny HIB table must evict and the report must
+ * `depth` blocks of 10 bytes, several rounds (argument 2; default 3), so a tiny HIB table must evict and the report must
  * merge the evicted records back into exact totals. Midway it closes every descriptor above 2
  * and opens a file of its own, which the shim must never write into. */
 #define _GNU_SOURCE
@@ -27,7 +27,8 @@ __attribute__((noinline)) void rec(int depth, int n)
 int main(int argc, char **argv)
 {
     const char *own = argc > 1 ? argv[1] : "/tmp/evict-own.txt";
-    for (int round = 0; round < 3; round++) {
+    int rounds = argc > 2 ? atoi(argv[2]) : 3;
+    for (int round = 0; round < rounds; round++) {
         for (int d = 1; d <= 200; d++)
             rec(d, d);
         if (round == 0) {

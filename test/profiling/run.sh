@@ -556,6 +556,28 @@ name=evict
 if run "$name" "hib_table_size=16:hib_table_ways=2:thread_cache_size=16:stack_depth=256" "$out/gcc/evict" "$tmp/evict-own.txt"; then
     check "$name" evict "$(ls "$tmp/$name"/p.*.hpf | head -1)"
 fi
+# Evicted records wait in memory and go to the file a thousand at a time: the system calls
+# that write them (and that check the file and the size limit first) are counted under strace,
+# 12 rounds making over 2,000 evictions, so the file is written to before the exit dump too.
+name=evict-batched
+rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
+if ! HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:hib_table_size=16:hib_table_ways=2:thread_cache_size=16:stack_depth=256" \
+    timeout -k 5 120 strace -f -qq -e trace=write,fstat,newfstatat,prlimit64 -o "$tmp/$name.trace" \
+    -E LD_PRELOAD="$shim" "$out/gcc/evict" "$tmp/$name.own" 12 >"$tmp/$name.out" 2>"$tmp/$name.err"; then
+    bad "$name" "status $?: $(head -c 300 "$tmp/$name.err")"
+elif ! "$report" --format json -o "$tmp/$name.json" "$tmp/$name"/p.*.hpf 2>"$tmp/$name.rerr"; then
+    bad "$name" "heapprof-report failed: $(head -c 300 "$tmp/$name.rerr")"
+else
+    evicted=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["evicted_hibs"])' "$tmp/$name.json")
+    calls=$(wc -l <"$tmp/$name.trace")
+    if [ "$evicted" -le 2048 ]; then
+        bad "$name" "only $evicted records evicted, expected over 2,048"
+    elif [ "$calls" -gt 100 ]; then
+        bad "$name" "$calls writes, fstat and prlimit64 calls for $evicted evicted records"
+    else
+        check "$name" evict "$tmp/$name"/p.*.hpf 12
+    fi
+fi
 
 # Walks that start on a coroutine's stack or an alternate signal stack stay inside mapped
 # memory, in every unwinder.
