@@ -755,6 +755,23 @@ static uint32_t shared_from(const struct hp_ctx *a, const struct hp_ctx *b, uint
     return d;
 }
 
+/* How many outer frames every stack of a[lo..lo+n) has in common, knowing they share d: each
+ * compared with the first, frame by frame from the outermost in (adjacent words), never past
+ * the fewest found so far. */
+static uint32_t shared_by_all(struct hp_ctx *const *a, size_t lo, size_t n, uint32_t d)
+{
+    const struct hp_ctx *r = a[lo];
+    uint32_t m = r->depth;
+    for (size_t i = lo + 1; i < lo + n && m > d; i++) {
+        const struct hp_ctx *b = a[i];
+        uint32_t lim = m < b->depth ? m : b->depth, k = d;
+        while (k < lim && r->pcs[r->depth - 1 - k] == b->pcs[b->depth - 1 - k])
+            k++;
+        m = k;
+    }
+    return m;
+}
+
 static inline void swap_ctx(struct hp_ctx **a, size_t i, size_t j)
 {
     struct hp_ctx *t = a[i];
@@ -778,6 +795,7 @@ static void sort_small(struct hp_ctx **a, uint32_t *lcp, size_t lo, size_t n, ui
  * share are each read about log n times in all, not at every comparison. No recursion: the two
  * smaller parts of each partition wait on a small stack (each at most half its parent, so
  * 2 log2 n entries) while the largest goes on.
+ * Frames a whole part shares are found by comparing its stacks with its first one, in one pass.
  * It also leaves in lcp[i] how many outer frames a[i] shares with a[i - 1] (lcp[0]: 0), as
  * each partition learns that for the borders it makes: the tree is then built without reading
  * those frames again, which cost more than the sort itself (each context's frames are a cache
@@ -799,6 +817,10 @@ static void sort_stacks(struct hp_ctx **a, uint32_t *lcp, size_t n)
                 sort_small(a, lcp, lo, n, d);
                 break;
             }
+            /* Frames they all share are skipped at once: partitioned one at a time, each
+             * would be read from every stack, a cache miss apiece once there are more stacks
+             * than the cache holds lines (python3's stacks share their first twenty or so). */
+            d = shared_by_all(a, lo, n, d);
             /* Median of three keys as the pivot. */
             uint64_t k0 = frame_key(a[lo], d), k1 = frame_key(a[lo + n / 2], d);
             uint64_t k2 = frame_key(a[lo + n - 1], d);

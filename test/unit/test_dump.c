@@ -294,6 +294,59 @@ START_TEST(random_stacks)
 }
 END_TEST
 
+START_TEST(long_shared_prefix)
+{
+    init_profiler();
+    /* What python3's stacks look like to the sort: hundreds share their 40 outermost frames,
+     * then part in short tails; one is the shared part alone, some end inside it, some repeat
+     * another whole, groups of them share 10 more frames. The sort skips each run of frames
+     * a whole part shares at once, and must leave the same tree as frame-by-frame partitioning. */
+    enum { N = 700, PREFIX = 40 };
+    static uintptr_t pcs[N][64];
+    uint32_t depth[N];
+    uintptr_t prefix[PREFIX], group[8][10]; /* outermost first */
+    for (uint32_t j = 0; j < PREFIX; j++)
+        prefix[j] = 0x500000 + j * 64;
+    for (uint32_t g = 0; g < 8; g++)
+        for (uint32_t j = 0; j < 10; j++)
+            group[g][j] = 0x600000 + (next_rand() % 64) * 16;
+    for (uint32_t i = 1; i < N; i++) {
+        uintptr_t outer[64];
+        uint32_t d = 0;
+        if (i % 50 == 0) { /* ends inside the shared part */
+            d = 1 + (uint32_t)(next_rand() % PREFIX);
+            for (uint32_t j = 0; j < d; j++)
+                outer[j] = prefix[j];
+        } else if (i == 7) { /* the shared part alone */
+            for (; d < PREFIX; d++)
+                outer[d] = prefix[d];
+        } else if (i % 37 == 0) { /* the same as an earlier stack */
+            uint32_t from = 1 + (uint32_t)(next_rand() % (i - 1));
+            d = depth[from];
+            for (uint32_t j = 0; j < d; j++)
+                outer[j] = pcs[from][d - 1 - j];
+        } else {
+            for (; d < PREFIX; d++)
+                outer[d] = prefix[d];
+            if (i % 3 == 0) { /* 10 more frames its group shares */
+                const uintptr_t *gr = group[next_rand() % 8];
+                for (uint32_t j = 0; j < 10; j++)
+                    outer[d++] = gr[j];
+            }
+            uint32_t tail = (uint32_t)(next_rand() % 6);
+            for (uint32_t j = 0; j < tail; j++)
+                outer[d++] = 0x700000 + (next_rand() % 8) * 16;
+        }
+        depth[i] = d;
+        for (uint32_t j = 0; j < d; j++)
+            pcs[i][j] = outer[d - 1 - j];
+        new_ctx(i, pcs[i], d);
+    }
+    hp_prof.next_id = N;
+    check_round_trip(N, 1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dump");
@@ -301,6 +354,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, shared_outer_frames);
     tcase_add_test(tc, random_stacks);
+    tcase_add_test(tc, long_shared_prefix);
     suite_add_tcase(s, tc);
     return hp_unit_run(s);
 }
