@@ -755,13 +755,15 @@ static uint32_t shared_from(const struct hp_ctx *a, const struct hp_ctx *b, uint
     return d;
 }
 
-/* How many outer frames every stack of a[lo..lo+n) has in common, knowing they share d: each
- * compared with the first, frame by frame from the outermost in (adjacent words), never past
- * the fewest found so far. */
+/* How many outer frames every stack of a[lo..lo+n) has in common, knowing they share d, up to
+ * d + SHARED_STEP: each compared with the first, frame by frame from the outermost in
+ * (adjacent words, two lines at most), never past the fewest found so far. The bound keeps
+ * what a stack that parts early costs the others small. */
+#define SHARED_STEP 16
 static uint32_t shared_by_all(struct hp_ctx *const *a, size_t lo, size_t n, uint32_t d)
 {
     const struct hp_ctx *r = a[lo];
-    uint32_t m = r->depth;
+    uint32_t m = r->depth < d + SHARED_STEP ? r->depth : d + SHARED_STEP;
     for (size_t i = lo + 1; i < lo + n && m > d; i++) {
         const struct hp_ctx *b = a[i];
         uint32_t lim = m < b->depth ? m : b->depth, k = d;
@@ -817,10 +819,6 @@ static void sort_stacks(struct hp_ctx **a, uint32_t *lcp, size_t n)
                 sort_small(a, lcp, lo, n, d);
                 break;
             }
-            /* Frames they all share are skipped at once: partitioned one at a time, each
-             * would be read from every stack, a cache miss apiece once there are more stacks
-             * than the cache holds lines (python3's stacks share their first twenty or so). */
-            d = shared_by_all(a, lo, n, d);
             /* Median of three keys as the pivot. */
             uint64_t k0 = frame_key(a[lo], d), k1 = frame_key(a[lo + n / 2], d);
             uint64_t k2 = frame_key(a[lo + n - 1], d);
@@ -847,6 +845,13 @@ static void sort_stacks(struct hp_ctx **a, uint32_t *lcp, size_t n)
                 for (size_t x = lt + 1; x < gt; x++)
                     lcp[x] = d;
                 parts[1].n = 0;
+            } else if (lt == lo && gt == lo + n) {
+                /* All share frame d, and likely the frames after it (python3's stacks share
+                 * their first twenty or so): those are skipped at once. Partitioned one at a
+                 * time, each would be read from every stack, a cache miss apiece once there
+                 * are more stacks than the cache holds lines. */
+                d = shared_by_all(a, lo, n, d + 1);
+                continue;
             }
             int big = parts[0].n >= parts[1].n ? 0 : 1;
             if (parts[2].n > parts[big].n)
