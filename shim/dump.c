@@ -64,8 +64,9 @@ struct spool_rec {
     struct hpf_record_header rh;
     struct hpf_hib h;
 };
-static struct spool_rec held[SPOOL_HOLD];
-static uint32_t nheld;
+static struct spool_rec held0[SPOOL_HOLD];
+static struct spool_rec *held = held0; /* room for held_cap (more in a forked child, below) */
+static uint32_t nheld, held_cap = SPOOL_HOLD;
 static uint64_t inherit_dev, inherit_ino, inherited_records;
 
 volatile int hp_dump_pending;
@@ -445,13 +446,13 @@ void hp_spool_hib(const void *hib)
 {
     hp_lock(&spool_lock);
     if (!exit_dumped) {
-        if (nheld == SPOOL_HOLD) {
+        if (nheld == held_cap) {
             struct hp_sig_guard g;
             fsize_guard_begin(&g);
             spool_flush(); /* if the file cannot be made, this record is lost */
             hp_sig_guard_end(&g);
         }
-        if (nheld < SPOOL_HOLD) {
+        if (nheld < held_cap) {
             struct spool_rec *rec = &held[nheld++];
             rec->rh = (struct hpf_record_header){HPF_REC_HIB, 0, sizeof(struct hpf_hib)};
             hp_memcpy(&rec->h, hib, sizeof rec->h);
@@ -1573,6 +1574,19 @@ void hp_dump_fork_child(void)
     spool_provisional = 0;
     provisional_len = pad_to = 0;
     spool_records = 0;
+    /* The parent's held records are this process's history too, and stay held. They must not
+     * take the child's room: a child that execs at once, folding the caches of the threads it
+     * did not inherit into a full table, would make a file of the replaced image for them (a
+     * test of fork_exec.c forking after each of 128 rounds of new contexts left one or two).
+     * Its room is theirs and SPOOL_HOLD more. */
+    if (nheld) {
+        struct spool_rec *more = hp_meta_alloc(((size_t)nheld + SPOOL_HOLD) * sizeof *more);
+        if (more) {
+            hp_memcpy(more, held, (size_t)nheld * sizeof *more);
+            held = more;
+            held_cap = nheld + SPOOL_HOLD;
+        }
+    }
     dump_seq = 0;
     exit_dumped = 0;
     /* A dump or kill left pending in the parent is the parent's. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check heapprof-report's JSON for the test programs in test/profiling against the numbers
 those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXTRA...]
-KIND: exit | api | signal | child | cxx | evict | stacks | unload | reload | sigdump |
+KIND: exit | api | signal | child | cxx | evict | fork_exec_rounds | stacks | unload | reload | sigdump |
 interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads | cancel | ext_api | mi_api | killed | killed_early | vfork_kill |
 drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sandbox_prctl |
 sandbox_syscall | sandbox_evict | spool_copy | filtered | sanitized | asan_lib | peak_kill | rjem | rjem_off |
@@ -182,6 +182,13 @@ def main():
         summ = doc["summary"]
         expect("double frees reported", summ["double_frees"] == 0)
         check_lines(doc, "mi_api.c")
+    elif kind == "fork_exec_rounds":
+        # fork_exec.c 128: pick() reached through 2,048 paths of via0/via1, one block of 32 B each.
+        picks = [c for c in doc["contexts"] if c["frames"] and c["frames"][0]["function"] == "pick"]
+        expect(f"{len(picks)} contexts from pick, expected 2048", len(picks) == 2048)
+        wrong = [c["alloc_count"] for c in picks if c["alloc_count"] != 1 or c["total_size"] != 32]
+        expect(f"pick contexts with other than one block of 32 B: {wrong[:5]}", not wrong)
+        expect("no evictions happened", doc["summary"]["evicted_hibs"] > 1024)
     elif kind == "evict":
         # rec(depth, n=depth) for depth 1..200, `rounds` rounds (argv[3], default 3): depth d
         # allocates rounds*d blocks of 10 B.

@@ -860,18 +860,30 @@ fi
 
 # fork, then exec at once, in a threaded program with a full HIB table: no profile file of the
 # replaced image is left behind, only the parent's and the exec'd program's, both complete.
+# fork-exec-rounds: the same after each of 128 rounds of 16 new contexts, so that the parent
+# has a spool file and any number of evicted records waiting in memory at some fork: 130 files
+# (the parent's, 129 of /bin/true), and the parent's 2,048 contexts exact.
 gcc -O1 -g -fno-omit-frame-pointer -pthread -o "$out/gcc/fork_exec" test/profiling/fork_exec.c
-name=fork-exec
-if run "$name" "hib_table_size=16:hib_table_ways=2" "$out/gcc/fork_exec"; then
-    files=$(ls "$tmp/$name")
-    nbad=0
-    for f in $files; do "$report" "$tmp/$name/$f" >/dev/null 2>&1 || nbad=$((nbad + 1)); done
-    if [ "$(echo "$files" | wc -l)" -ne 2 ] || [ $nbad -ne 0 ] || ! grep -q "child status 0" "$tmp/$name.out"; then
-        bad "$name" "files: $(echo "$files" | tr '\n' ' '), $nbad unreadable; $(head -c 200 "$tmp/$name.out")"
-    else
-        ok "$name"
+for rounds in 0 128; do
+    name=fork-exec
+    opts="hib_table_size=16:hib_table_ways=2"
+    want=2
+    if [ $rounds != 0 ]; then
+        name=fork-exec-rounds opts="$opts:thread_cache_size=16" want=130
     fi
-fi
+    if run "$name" "$opts" "$out/gcc/fork_exec" $rounds; then
+        files=$(ls "$tmp/$name")
+        nbad=0
+        for f in $files; do "$report" "$tmp/$name/$f" >/dev/null 2>&1 || nbad=$((nbad + 1)); done
+        if [ "$(echo "$files" | wc -l)" -ne $want ] || [ $nbad -ne 0 ] || ! grep -q "child status 0" "$tmp/$name.out"; then
+            bad "$name" "$(echo "$files" | wc -l) files, $want expected, $nbad unreadable; $(head -c 200 "$tmp/$name.out")"
+        elif [ $rounds != 0 ]; then
+            check "$name" fork_exec_rounds "$(ls -S "$tmp/$name"/p.*.hpf | head -1)"
+        else
+            ok "$name"
+        fi
+    fi
+done
 
 # quick_exit: the profile is written after the program's at_quick_exit handlers; status kept.
 gcc -O1 -g -o "$out/gcc/quick_exit" test/profiling/quick_exit.c
