@@ -798,7 +798,8 @@ static void sort_small(struct hp_ctx **a, uint32_t *lcp, size_t lo, size_t n, ui
  * share are each read about log n times in all, not at every comparison. No recursion: the two
  * smaller parts of each partition wait on a small stack (each at most half its parent, so
  * 2 log2 n entries) while the largest goes on.
- * Frames a whole part shares are found by comparing its stacks with its first one, in one pass.
+ * When a partition finds every stack of a part equal at its frame, the frames after it they all
+ * share are found in one pass that compares each with the first (shared_by_all).
  * It also leaves in lcp[i] how many outer frames a[i] shares with a[i - 1] (lcp[0]: 0), as
  * each partition learns that for the borders it makes: the tree is then built without reading
  * those frames again, which cost more than the sort itself (each context's frames are a cache
