@@ -561,10 +561,12 @@ fi
 # 12 rounds making over 2,000 evictions, so the file is written to before the exit dump too.
 name=evict-batched
 rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
-if ! HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:hib_table_size=16:hib_table_ways=2:thread_cache_size=16:stack_depth=256" \
+HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:hib_table_size=16:hib_table_ways=2:thread_cache_size=16:stack_depth=256" \
     timeout -k 5 120 strace -f -qq -e trace=write,fstat,newfstatat,prlimit64 -o "$tmp/$name.trace" \
-    -E LD_PRELOAD="$shim" "$out/gcc/evict" "$tmp/$name.own" 12 >"$tmp/$name.out" 2>"$tmp/$name.err"; then
-    bad "$name" "status $?: $(head -c 300 "$tmp/$name.err")"
+    -E LD_PRELOAD="$shim" "$out/gcc/evict" "$tmp/$name.own" 12 >"$tmp/$name.out" 2>"$tmp/$name.err"
+st=$?
+if [ $st -ne 0 ]; then
+    bad "$name" "status $st: $(head -c 300 "$tmp/$name.err")"
 elif ! "$report" --format json -o "$tmp/$name.json" "$tmp/$name"/p.*.hpf 2>"$tmp/$name.rerr"; then
     bad "$name" "heapprof-report failed: $(head -c 300 "$tmp/$name.rerr")"
 else
