@@ -48,7 +48,8 @@ struct hr_profile {
     struct hpf_process process;
     struct hr_str backend;
     struct hr_str executable;
-    struct hr_str *argv; /* process.argc entries */
+    struct hr_str *argv;     /* process.argc entries */
+    struct hr_str allocator; /* the allocator's object; empty in files from before 2026-11-27 */
 
     struct hpf_summary summary;
 

@@ -70,6 +70,7 @@ static void hr_json_process(FILE *out, const struct hr_profile *p)
     hr_json_u64(out, in, "end_time_unix_ns", pr->dump_unix_ns, 0);
     hr_json_u64(out, in, "duration_ms", pr->dump_ms, 0);
     hr_json_strfield(out, in, "backend", p->backend, 0);
+    hr_json_strfield(out, in, "allocator", p->allocator, 0);
     hr_json_strfield(out, in, "unwinder", hr_cstr(hr_unwinder_name(pr->unwinder)), 0);
     hr_json_u64(out, in, "stack_depth", pr->stack_depth, 0);
     hr_json_u64(out, in, "dump_seq", pr->dump_seq, 0);

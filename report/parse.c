@@ -125,6 +125,9 @@ static int hr_parse_process(struct hr_profile *p, struct hr_cur *c, char *err, u
     for (uint32_t i = 0; i < p->process.argc; i++)
         if (hr_cur_string(c, &p->argv[i]))
             goto overrun;
+    /* The allocator's object came after them on 2026-11-27: older records end here. */
+    if (c->left && hr_cur_string(c, &p->allocator))
+        goto overrun;
     return 0;
 overrun:
     hr_err(err, "PROCESS record at offset %llu: string overruns the record",

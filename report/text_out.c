@@ -63,6 +63,11 @@ static void hr_text_header(FILE *out, const struct hr_profile *p)
     putc('\n', out);
     fputs("  backend      ", out);
     hr_text_string(out, p->backend.ptr, p->backend.len);
+    if (p->allocator.len) {
+        fputs(" (", out);
+        hr_text_string(out, p->allocator.ptr, p->allocator.len);
+        putc(')', out);
+    }
     fprintf(out, ", unwinder %s, stack depth %" PRIu32 "\n\n", hr_unwinder_text(pr->unwinder),
             pr->stack_depth);
 }

@@ -616,6 +616,7 @@ static void write_process(struct writer *w, int reason, uint32_t now_ms)
     uint32_t argc = 0;
     uint64_t size = sizeof(struct hpf_process);
     size += str_size(hp_strlen(hp_be.name ? hp_be.name : "")) + str_size(hp_strlen(exe_path));
+    size += str_size(hp_strlen(hp_be.object));
     for (long i = 0; i < n;) {
         size_t l = hp_strlen(cmdline + i);
         if (i + (long)l >= n)
@@ -656,6 +657,9 @@ static void write_process(struct writer *w, int reason, uint32_t now_ms)
         w_string(w, cmdline + i, l);
         i += (long)l + 1;
     }
+    /* The object the allocator the shim forwards to lives in (with backend "next" the
+     * library that was preloaded after the shim, or libc). */
+    w_string(w, hp_be.object, hp_strlen(hp_be.object));
     w_pad(w, size, 8);
 }
 

@@ -86,8 +86,10 @@ static inline void ht_string(struct ht_buf *b, const char *s, size_t len)
     ht_zeros(b, (4 - len % 4) % 4);
 }
 
-static inline void ht_process(struct ht_buf *b, const struct hpf_process *pr, const char *backend,
-                       const char *exe, const char *const *argv)
+/* A PROCESS record; allocator NULL: as written before 2026-11-27, without that string. */
+static inline void ht_process_alloc(struct ht_buf *b, const struct hpf_process *pr,
+                                    const char *backend, const char *exe,
+                                    const char *const *argv, const char *allocator)
 {
     ht_begin(b, HPF_REC_PROCESS);
     ht_put(b, pr, sizeof *pr);
@@ -95,7 +97,15 @@ static inline void ht_process(struct ht_buf *b, const struct hpf_process *pr, co
     ht_string(b, exe, strlen(exe));
     for (uint32_t i = 0; i < pr->argc; i++)
         ht_string(b, argv[i], strlen(argv[i]));
+    if (allocator)
+        ht_string(b, allocator, strlen(allocator));
     ht_finish(b);
+}
+
+static inline void ht_process(struct ht_buf *b, const struct hpf_process *pr, const char *backend,
+                       const char *exe, const char *const *argv)
+{
+    ht_process_alloc(b, pr, backend, exe, argv, NULL);
 }
 
 static inline void ht_module(struct ht_buf *b, uint64_t bias, const struct hpf_segment *segs,
@@ -204,7 +214,7 @@ static inline void ht_sample(struct ht_buf *b)
                              .dump_reason = HPF_DUMP_EXIT, .unwinder = HPF_UNWIND_FP,
                              .stack_depth = 64, .argc = 3};
     ht_file_header(b);
-    ht_process(b, &pr, "glibc", "/usr/bin/prog", argv);
+    ht_process_alloc(b, &pr, "glibc", "/usr/bin/prog", argv, "/lib/x86_64-linux-gnu/libc.so.6");
     struct hpf_summary s = {.total_allocs = 30, .total_frees = 25, .total_bytes = 4096,
                             .live_count = 5, .live_size = 500, .peak_live_size = 2048,
                             .peak_live_count = 9, .peak_ms = 1500, .contexts = 2,

@@ -94,6 +94,7 @@ START_TEST(one_profile_object)
     ck_assert(strstr(out, "\"end_time_unix_ns\": 3000000000,"));
     ck_assert(strstr(out, "\"duration_ms\": 2000,"));
     ck_assert(strstr(out, "\"backend\": \"glibc\""));
+    ck_assert(strstr(out, "\"allocator\": \"/lib/x86_64-linux-gnu/libc.so.6\""));
     ck_assert(strstr(out, "\"unwinder\": \"fp\""));
     ck_assert(strstr(out, "\"dump_reason\": \"exit\""));
     ck_assert(strstr(out, "\"forked_from\": 0"));

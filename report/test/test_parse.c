@@ -38,6 +38,8 @@ START_TEST(sample_parses)
     ck_assert(memcmp(p.argv[2].ptr, "x y", 3) == 0);
     ck_assert(p.backend.len == 5 && memcmp(p.backend.ptr, "glibc", 5) == 0);
     ck_assert(p.executable.len == 13 && memcmp(p.executable.ptr, "/usr/bin/prog", 13) == 0);
+    ck_assert(p.allocator.len == 31 &&
+              memcmp(p.allocator.ptr, "/lib/x86_64-linux-gnu/libc.so.6", 31) == 0);
     ck_assert_uint_eq(p.summary.total_allocs, 30);
     ck_assert_uint_eq(p.ncontexts, 2);
     struct hr_context *c = hr_context_find(&p, 1);
@@ -48,6 +50,27 @@ START_TEST(sample_parses)
     ck_assert_uint_eq(c->hib.total_size, 1000);
     ck_assert_uint_eq(c->live.live_size, 500);
     ck_assert_ptr_null(hr_context_find(&p, 3));
+    hr_profile_free(&p);
+    free(b.data);
+}
+END_TEST
+
+/* A PROCESS record from before 2026-11-27 ends after argv: no allocator, no error. */
+START_TEST(process_without_allocator)
+{
+    static const char *const argv[] = {"a", "bc"};
+    struct ht_buf b = {0};
+    ht_file_header(&b);
+    ht_process(&b, &(struct hpf_process){.pid = 9, .argc = 2}, "next", "/bin/a", argv);
+    ht_record(&b, HPF_REC_SUMMARY, &(struct hpf_summary){0}, sizeof(struct hpf_summary));
+    ht_end(&b);
+    struct hr_profile p;
+    char err[HR_ERR_MAX];
+    ck_assert_msg(parse(&b, &p, err) == 0, "%s", err);
+    ck_assert_uint_eq(p.process.argc, 2);
+    ck_assert(p.argv[1].len == 2 && memcmp(p.argv[1].ptr, "bc", 2) == 0);
+    ck_assert(p.backend.len == 4 && memcmp(p.backend.ptr, "next", 4) == 0);
+    ck_assert_uint_eq(p.allocator.len, 0);
     hr_profile_free(&p);
     free(b.data);
 }
@@ -252,6 +275,20 @@ START_TEST(rejects_bad_records)
     uint32_t huge = 1000;
     ht_put(&b, &huge, 4);
     ht_put(&b, "abcd", 4);
+    ht_finish(&b);
+    ht_end(&b);
+    expect_error(&b, "string overruns");
+
+    /* the allocator's string (after argv) pointing past the record */
+    b.len = 0;
+    b.records = 0;
+    ht_file_header(&b);
+    ht_begin(&b, HPF_REC_PROCESS);
+    ht_put(&b, &pr, sizeof pr);
+    ht_string(&b, "next", 4);
+    ht_string(&b, "/bin/x", 6);
+    ht_put(&b, &huge, 4);
+    ht_put(&b, "/lib", 4);
     ht_finish(&b);
     ht_end(&b);
     expect_error(&b, "string overruns");
@@ -632,6 +669,7 @@ int main(void)
     Suite *s = suite_create("report_parse");
     TCase *tc = tcase_create("parse");
     tcase_add_test(tc, sample_parses);
+    tcase_add_test(tc, process_without_allocator);
     tcase_add_test(tc, any_order_and_unknown_records);
     tcase_add_test(tc, many_contexts_index);
     tcase_add_test(tc, summary_lengths);

@@ -1282,13 +1282,14 @@ else
     bad "$name" "build: $(head -c 200 "$tmp/$name.build")"
 fi
 
-# heapprof-run --backend: the allocator is preloaded after the shim and is its backend.
+# heapprof-run --backend: the allocator is preloaded after the shim and is its backend, and the
+# report names its library.
 for be in jemalloc tcmalloc mimalloc; do
     name=heapprof-run-backend-$be
     rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
     if "$top/scripts/heapprof-run" -q -o "$tmp/$name/p.%p.hpf" --backend $be -- "$out/gcc/sites" >/dev/null 2>"$tmp/$name.err"; then
         f=$(ls "$tmp/$name"/p.*.hpf | head -1)
-        if "$report" "$f" 2>/dev/null | grep -q "backend *next"; then
+        if "$report" "$f" 2>/dev/null | grep -q "backend *next (/.*/lib$be[_a-z]*\.so\.[0-9]*), "; then
             check "$name" exit "$f"
         else
             bad "$name" "backend line: $("$report" "$f" 2>&1 | grep backend)"
