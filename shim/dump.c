@@ -376,7 +376,8 @@ static void spool_adopt(int fd)
     spool_fd = fd;
 }
 
-/* With spool_lock held. */
+/* The spool file, made if it is not there yet (its header, then the records inherited from the
+ * parent; spool_flush writes the held ones after them). With spool_lock held. */
 static int spool_open(void)
 {
     spool_check();
@@ -411,9 +412,6 @@ static int spool_open(void)
     file_header(&fh);
     hp_write_all(fd, &fh, sizeof fh);
     spool_records = inherit_fd >= 0 ? copy_inherited(fd) : 0;
-    hp_write_all(fd, held, (size_t)nheld * sizeof held[0]); /* after the inherited ones */
-    spool_records += nheld;
-    nheld = 0;
     return 0;
 }
 
