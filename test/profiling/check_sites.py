@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check heapprof-report's JSON for the test programs in test/profiling against the numbers
 those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXTRA...]
-KIND: exit | api | signal | child | cxx | evict | fork_exec_rounds | stacks | unload | reload | sigdump |
+KIND: exit | api | signal | child | cxx | evict | fork_exec_rounds | fork_threads | stacks | unload | reload | sigdump |
 interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads | cancel | ext_api | mi_api | killed | killed_early | vfork_kill |
 drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sandbox_prctl |
 sandbox_syscall | sandbox_evict | spool_copy | filtered | sanitized | asan_lib | peak_kill | rjem | rjem_off |
@@ -182,6 +182,35 @@ def main():
         summ = doc["summary"]
         expect("double frees reported", summ["double_frees"] == 0)
         check_lines(doc, "mi_api.c")
+    elif kind == "fork_threads":
+        # fork_threads.c: ROLE (argv[3]) parent | dump (the child that allocates and dumps) |
+        # fork (the child that only forks) | grandchild; argv[4]: the pid it was forked from.
+        role = sys.argv[3]
+        sites = by_site(doc)
+        site(sites, "site_worker_freed", contexts=1, alloc_count=4000, total_size=4000 * 48,
+             live_count=0)
+        if role == "parent":
+            site(sites, "site_worker_live", alloc_count=100, total_size=100000, live_count=0)
+            site(sites, "site_handoff", alloc_count=50, total_size=5000, live_count=0,
+                 max_live_count=50)
+        else:
+            site(sites, "site_worker_live", contexts=1, alloc_count=100, total_size=100000,
+                 live_count=100, max_live_count=100)
+            expect(f"forked_from {doc['process']['forked_from']}, expected {sys.argv[4]}",
+                   doc["process"]["forked_from"] == int(sys.argv[4]))
+        if role == "dump":
+            # 50 blocks from the parent, all freed by another thread, and one more: never more
+            # than 50 live at once.
+            site(sites, "site_handoff", alloc_count=51, total_size=5100, live_count=1,
+                 max_live_count=50)
+            site(sites, "site_child", alloc_count=7, total_size=7 * 777, live_count=0)
+        elif role in ("fork", "grandchild"):
+            site(sites, "site_handoff", alloc_count=50, total_size=5000, live_count=0,
+                 max_live_count=50)
+            if role == "grandchild":
+                site(sites, "site_child", alloc_count=7, total_size=7 * 777, live_count=0)
+            else:
+                expect("site_child in the child that only forked", "site_child" not in sites)
     elif kind == "fork_exec_rounds":
         # fork_exec.c 128: pick() reached through 2,048 paths of via0/via1, one block of 32 B each.
         picks = [c for c in doc["contexts"] if c["frames"] and c["frames"][0]["function"] == "pick"]

@@ -887,6 +887,35 @@ for rounds in 0 128; do
     fi
 done
 
+# fork while four other threads are alive with unflushed caches: every profile of the children
+# (an API dump and the exit of one, another child's and its grandchild's) counts the other
+# threads' blocks exactly once, with the main thread's context whose blocks another thread
+# freed still at its true maximum; the exec'd child leaves only the new image's profile.
+gcc -O1 -g -fno-omit-frame-pointer -pthread -Ishim -o "$out/gcc/fork_threads" test/profiling/fork_threads.c
+name=fork-threads
+if run "$name" "" "$out/gcc/fork_threads" /bin/true; then
+    o=$tmp/$name.out
+    parent=$(ls "$tmp/$name" | sed -n 's/^p\.\([0-9]*\)\.hpf$/\1/p' | sort -n | head -1)
+    dump=$(sed -n 's/^dump //p' "$o") forker=$(sed -n 's/^fork //p' "$o")
+    grand=$(sed -n 's/^grandchild //p' "$o") exec=$(sed -n 's/^exec //p' "$o")
+    for p in $(ls "$tmp/$name" | sed -n 's/^p\.\([0-9]*\)\.hpf$/\1/p'); do
+        case " $dump $forker $grand $exec " in *" $p "*) ;; *) parent=$p ;; esac
+    done
+    files=$(ls "$tmp/$name" | tr '\n' ' ')
+    want="p.$dump.hpf p.$dump.hpf.1 p.$exec.hpf p.$forker.hpf p.$grand.hpf p.$parent.hpf"
+    if ! grep -qx "fork_threads done" "$o"; then
+        bad "$name" "$(head -c 300 "$o" "$tmp/$name.err" | tr '\n' ' ')"
+    elif [ "$(echo $files | tr ' ' '\n' | sort | tr '\n' ' ')" != "$(echo $want | tr ' ' '\n' | sort | tr '\n' ' ')" ]; then
+        bad "$name" "files: $files; expected $want"
+    else
+        check "$name-parent" fork_threads "$tmp/$name/p.$parent.hpf" parent
+        check "$name-child-api" fork_threads "$tmp/$name/p.$dump.hpf.1" dump "$parent"
+        check "$name-child-exit" fork_threads "$tmp/$name/p.$dump.hpf" dump "$parent"
+        check "$name-child-forks" fork_threads "$tmp/$name/p.$forker.hpf" fork "$parent"
+        check "$name-grandchild" fork_threads "$tmp/$name/p.$grand.hpf" grandchild "$forker"
+    fi
+fi
+
 # quick_exit: the profile is written after the program's at_quick_exit handlers; status kept.
 gcc -O1 -g -o "$out/gcc/quick_exit" test/profiling/quick_exit.c
 name=quick-exit
