@@ -1274,26 +1274,42 @@ static void fold_orphan(struct hp_thread *t)
     t->orphan = 0;
 }
 
+/* Every thread's cache is taken at one moment: all their locks first (the registry held, so
+ * that no cache is made meanwhile), then each flushed and let go. A cache flushed while another
+ * thread still recorded would let the dump count the free of a block allocated after the
+ * allocating thread's flush (a block one thread allocates and another frees): alloc_count one
+ * above allocs (busy-dumps-shared: one interval dump in ten, before). Taken this way, every
+ * thread's changes stop at the moment its lock was taken, and a block's allocation is
+ * recorded before the program has its address, so every free the dump counts has its
+ * allocation counted too. A thread waits for the flushes before its own. */
 void hp_profile_flush_all(void)
 {
     __atomic_store_n(&flushing, 1, __ATOMIC_SEQ_CST);
-    for (struct hp_thread *t = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); t; t = t->next_all) {
-        int folded = 0;
+    hp_lock(&registry_lock);
+    struct hp_thread *first = all_threads;
+    for (struct hp_thread *t = first; t; t = t->next_all)
         hp_lock(&t->lock);
+    hp_unlock(&registry_lock);
+    struct hp_thread *folded = NULL; /* orphans folded now, by next_free */
+    for (struct hp_thread *t = first; t; t = t->next_all) {
         if (t->alive) {
             flush_thread(t);
         } else if (t->orphan) {
             fold_orphan(t);
-            folded = 1;
+            t->next_free = folded;
+            folded = t;
         }
         hp_unlock(&t->lock);
-        if (folded) { /* a cache for the child's next new thread (the registry comes before
-                       * any thread's lock: taken after it is let go) */
-            hp_lock(&registry_lock);
+    }
+    if (folded) { /* caches for the child's next new threads */
+        hp_lock(&registry_lock);
+        while (folded) {
+            struct hp_thread *t = folded;
+            folded = t->next_free;
             t->next_free = free_threads;
             free_threads = t;
-            hp_unlock(&registry_lock);
         }
+        hp_unlock(&registry_lock);
     }
 }
 

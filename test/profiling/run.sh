@@ -756,6 +756,12 @@ name=busy-dumps
 if run "$name" "dump_interval_ms=25:peak_slack_kb=1" "$out/gcc/busy_dumps"; then
     check_dumps "$name" consistent 5 "$tmp/$name"/p.*.hpf*
 fi
+# The same with blocks freed by other threads than their own: every dump takes all the threads'
+# caches at one moment, or a free counted without its allocation (alloc_count one above allocs).
+name=busy-dumps-shared
+if run "$name" "dump_interval_ms=5:peak_slack_kb=1" "$out/gcc/busy_dumps" shared; then
+    check_dumps "$name" consistent 20 "$tmp/$name"/p.*.hpf*
+fi
 
 # The same four threads ended by SIGTERM: the profile written on the way down is one moment too
 # (the three other threads keep allocating while the signal's thread writes it).
