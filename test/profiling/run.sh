@@ -1577,6 +1577,16 @@ run_refused heapprof-run-refuses-32-bit "is a 32-bit x86-64 ELF file but .* is a
 cp "$out/gcc/sites" "$tmp/refuse/arm" && printf '\267' |
     dd of="$tmp/refuse/arm" bs=1 seek=18 conv=notrunc 2>/dev/null
 run_refused heapprof-run-refuses-other-machine "is a 64-bit aarch64 ELF file but" "$tmp/refuse/arm"
+# A shim library that make is relinking (empty, then cut short): said as such, not as a machine
+# of unknown class.
+: >"$tmp/refuse/empty.so"
+head -c 10 "$shim" >"$tmp/refuse/cut.so"
+env_shim=${HEAPPROF_SHIM-}
+export HEAPPROF_SHIM="$tmp/refuse/empty.so"
+run_refused heapprof-run-refuses-empty-shim "empty.so is not an ELF library (empty, or being rebuilt?)$" "$out/gcc/sites"
+export HEAPPROF_SHIM="$tmp/refuse/cut.so"
+run_refused heapprof-run-refuses-cut-shim "cut.so is a damaged ELF file (cut short, or being rebuilt?)$" "$out/gcc/sites"
+if [ -n "$env_shim" ]; then export HEAPPROF_SHIM="$env_shim"; else unset HEAPPROF_SHIM; fi
 # An -o whose directory does not exist: every process would run unprofiled, saying so.
 run_refused heapprof-run-refuses-missing-output-dir "-o $tmp/no-such-dir/p.hpf: directory $tmp/no-such-dir does not exist" \
     -o "$tmp/no-such-dir/p.hpf" "$out/gcc/sites"
