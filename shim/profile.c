@@ -362,9 +362,24 @@ static inline void global_live(int64_t dsize, int64_t dcount, uint32_t now_ms)
  * Otherwise the dump could read a context's counters before a move and its HIB after it. */
 static int hold, moving;
 
+/* Set by a dump from the start of its flush of every thread to its hold (hp_profile_flush_all,
+ * hp_profile_hold). Moves wait for it as for the hold, but for the flushing thread's own (the
+ * events of other threads' signal handlers it applies): a thread flushed already that pushed
+ * before the hold could bring in the free of a block whose allocation another thread made after
+ * its own flush, and the dump would count the one without the other. Such a thread may wait
+ * with its own lock held (an entry displaced in an event): the flush no longer needs it. */
+static int flushing;
+static struct hp_tls *flusher;
+
+static int moves_held(void)
+{
+    return __atomic_load_n(&hold, __ATOMIC_SEQ_CST) ||
+           (__atomic_load_n(&flushing, __ATOMIC_SEQ_CST) && flusher != &hp_tls);
+}
+
 static void wait_hold(void)
 {
-    while (__atomic_load_n(&hold, __ATOMIC_ACQUIRE))
+    while (moves_held())
         hp_sleep_ns(50000);
 }
 
@@ -372,7 +387,7 @@ static void wait_hold(void)
 static int move_try(void)
 {
     __atomic_add_fetch(&moving, 1, __ATOMIC_SEQ_CST);
-    if (!__atomic_load_n(&hold, __ATOMIC_SEQ_CST))
+    if (!moves_held())
         return 1;
     __atomic_sub_fetch(&moving, 1, __ATOMIC_RELEASE);
     return 0;
@@ -562,9 +577,6 @@ static void push_entry_live(struct tentry *e)
     e->dirty = 0;
 }
 
-/* Set by a dump from the start of its flush of every thread to its hold (hp_profile_flush_all,
- * hp_profile_hold). */
-static int flushing;
 
 /* Push an entry's live and allocation counters to its context, and with hib the HIB of its
  * frees to the shared table as well. Pushes between dumps leave the HIB in the cache (merged
@@ -572,9 +584,8 @@ static int flushing;
  * take it along: the dump reads a context's allocs and live_count and its HIBs as one moment,
  * and with the counters alone it would see blocks gone from live_count whose frees were in no
  * HIB (busy-dumps: half the interval dumps of four threads had contexts whose alloc_count fell
- * thousands short of allocs). A thread reads `flushing` under its cache lock, which the flush
- * takes after setting it: a push either comes before the thread's flush, which then merges
- * what it left, or sees the flag. */
+ * thousands short of allocs). Since other threads' pushes wait out the flush too
+ * (moves_held), only a push that began before the flush and the flush's own see the flag. */
 static void push_entry(struct tentry *e, int hib)
 {
     push_entry_live(e);
@@ -1284,6 +1295,7 @@ static void fold_orphan(struct hp_thread *t)
  * allocation counted too. A thread waits for the flushes before its own. */
 void hp_profile_flush_all(void)
 {
+    flusher = &hp_tls;
     __atomic_store_n(&flushing, 1, __ATOMIC_SEQ_CST);
     hp_lock(&registry_lock);
     struct hp_thread *first = all_threads;
