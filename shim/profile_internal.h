@@ -43,7 +43,9 @@ struct hp_prof {
 };
 extern struct hp_prof hp_prof;
 
-/* Flush every thread's cache into the shared table and context counters (dump, fork). */
+/* Flush every thread's cache, all taken at one moment, into the shared table and context
+ * counters (dump). Other threads' moves out of their caches wait from here until
+ * hp_profile_hold(0): a dump calls hp_profile_hold(1) right after it. */
 void hp_profile_flush_all(void);
 /* While a dump writes (on: after hp_profile_flush_all, off: when it is written), other threads
  * keep their changes in their caches instead of pushing them to the contexts and totals, so

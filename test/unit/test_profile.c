@@ -793,6 +793,9 @@ START_TEST(test_flush_during_events)
         struct timespec ts = {0, 200000};
         nanosleep(&ts, NULL);
         hp_profile_flush_all();
+        /* As a dump: the other threads' moves wait from the flush until the hold ends. */
+        hp_profile_hold(1);
+        hp_profile_hold(0);
     }
     __atomic_store_n(&busy_stop, 1, __ATOMIC_RELAXED);
     for (int t = 0; t < NT; t++)
