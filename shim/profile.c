@@ -362,12 +362,13 @@ static inline void global_live(int64_t dsize, int64_t dcount, uint32_t now_ms)
  * Otherwise the dump could read a context's counters before a move and its HIB after it. */
 static int hold, moving;
 
-/* Set by a dump from the start of its flush of every thread to its hold (hp_profile_flush_all,
- * hp_profile_hold). Moves wait for it as for the hold, but for the flushing thread's own (the
- * events of other threads' signal handlers it applies): a thread flushed already that pushed
- * before the hold could bring in the free of a block whose allocation another thread made after
- * its own flush, and the dump would count the one without the other. Such a thread may wait
- * with its own lock held (an entry displaced in an event): the flush no longer needs it. */
+/* Set by a dump from the moment its flush holds every thread's lock to its hold
+ * (hp_profile_flush_all, hp_profile_hold). Moves wait for it as for the hold, but for the
+ * flushing thread's own (the events of other threads' signal handlers it applies): a thread
+ * flushed already that pushed before the hold could bring in the free of a block whose
+ * allocation another thread made after its own flush, and the dump would count the one without
+ * the other. Such a thread may wait with its own lock held (an entry displaced in an event):
+ * the flush took that lock before setting this, and no longer needs it. */
 static int flushing;
 static struct hp_tls *flusher;
 
@@ -1296,12 +1297,14 @@ static void fold_orphan(struct hp_thread *t)
 void hp_profile_flush_all(void)
 {
     flusher = &hp_tls;
-    __atomic_store_n(&flushing, 1, __ATOMIC_SEQ_CST);
     hp_lock(&registry_lock);
     struct hp_thread *first = all_threads;
     for (struct hp_thread *t = first; t; t = t->next_all)
         hp_lock(&t->lock);
     hp_unlock(&registry_lock);
+    /* Only now, with every lock taken: a thread in an event that must move (an entry displaced)
+     * waits for the dump with its own lock held, which the flush must have taken first. */
+    __atomic_store_n(&flushing, 1, __ATOMIC_SEQ_CST);
     struct hp_thread *folded = NULL; /* orphans folded now, by next_free */
     for (struct hp_thread *t = first; t; t = t->next_all) {
         if (t->alive) {
