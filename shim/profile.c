@@ -578,7 +578,6 @@ static void push_entry_live(struct tentry *e)
     e->dirty = 0;
 }
 
-
 /* Push an entry's live and allocation counters to its context, and with hib the HIB of its
  * frees to the shared table as well. Pushes between dumps leave the HIB in the cache (merged
  * when the entry is flushed); a push between a dump's flush of the thread and its hold must
