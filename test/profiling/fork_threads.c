@@ -7,7 +7,7 @@
  *   child "fork": forks a grandchild that allocates at site_child and exits, then exits;
  *   child "exec": execs ARGV[1] (/bin/true under the shim: its own profile, nothing else).
  * The parent lets the workers free their live blocks after the children and exits.
- * Prints "role PID" for each process it made, then "fork_threads done". */
+ * Prints "role PID" for itself (parent) and each process it made, then "fork_threads done". */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +81,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: fork_threads PROGRAM-TO-EXEC\n");
         return 2;
     }
+    printf("parent %d\n", (int)getpid());
     void *one[1];
     /* Round 0 in the parent; round 1 only in the child "dump", so that its block comes from
      * the very stack of the parent's 50. */

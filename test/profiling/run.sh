@@ -901,12 +901,9 @@ gcc -O1 -g -fno-omit-frame-pointer -pthread -Ishim -o "$out/gcc/fork_threads" te
 name=fork-threads
 if run "$name" "" "$out/gcc/fork_threads" /bin/true; then
     o=$tmp/$name.out
-    parent=$(ls "$tmp/$name" | sed -n 's/^p\.\([0-9]*\)\.hpf$/\1/p' | sort -n | head -1)
-    dump=$(sed -n 's/^dump //p' "$o") forker=$(sed -n 's/^fork //p' "$o")
-    grand=$(sed -n 's/^grandchild //p' "$o") exec=$(sed -n 's/^exec //p' "$o")
-    for p in $(ls "$tmp/$name" | sed -n 's/^p\.\([0-9]*\)\.hpf$/\1/p'); do
-        case " $dump $forker $grand $exec " in *" $p "*) ;; *) parent=$p ;; esac
-    done
+    parent=$(sed -n 's/^parent //p' "$o") dump=$(sed -n 's/^dump //p' "$o")
+    forker=$(sed -n 's/^fork //p' "$o") grand=$(sed -n 's/^grandchild //p' "$o")
+    exec=$(sed -n 's/^exec //p' "$o")
     files=$(ls "$tmp/$name" | tr '\n' ' ')
     want="p.$dump.hpf p.$dump.hpf.1 p.$exec.hpf p.$forker.hpf p.$grand.hpf p.$parent.hpf"
     if ! grep -qx "fork_threads done" "$o"; then
