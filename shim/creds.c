@@ -146,6 +146,7 @@ static void before_sandbox(void)
 {
     before(1);
     hp_stack_before_sandbox();
+    hp_profile_before_sandbox();
 }
 
 /* After the request: a filter in place (or one the kernel says it put there). */

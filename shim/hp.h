@@ -116,6 +116,8 @@ uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu, uintp
 uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu);
 /* On free of a block whose header says it was profiled. */
 void hp_profile_free(uint32_t ctx, uint64_t size, uint32_t alloc_ms, uint32_t alloc_cpu);
+/* Before a seccomp filter is installed (creds.c): thread locks without membarrier from now. */
+void hp_profile_before_sandbox(void);
 void hp_profile_fork_prepare(void);
 void hp_profile_fork_parent(void);
 void hp_profile_fork_child(void);

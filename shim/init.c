@@ -9,6 +9,7 @@
 #include "header.h"
 #include "options.h"
 #include "retired.h"
+#include "lock.h"
 
 #include <fcntl.h>
 #include <link.h>
@@ -157,6 +158,7 @@ static void do_init(void)
     /* A filter the process started under (hp_filtered). */
     if (hp_seccomp_mode() > 0)
         hp_filtered = 1;
+    hp_olock_init(); /* after hp_filtered: no membarrier under a filter */
     hp_meta_init(hp_opt.metadata_budget_mb << 20);
     if (hp_opt.profile) {
         hp_stack_init();

@@ -473,7 +473,7 @@ struct scache_entry {
 
 struct hp_thread {
     /* What every event reads or writes, in one line. */
-    hp_lock_t lock;
+    hp_olock_t lock; /* the owner's events; a dump's flush and a fork from others (lock.h) */
     volatile uint32_t ndef;
     struct tentry *entries;
     uint64_t tmask;    /* entries - 1 */
@@ -806,10 +806,10 @@ static void thread_exit(void *arg)
     struct hp_thread *t = arg;
     hp_tls.depth++;
     move_begin();
-    hp_lock(&t->lock);
+    int fast = hp_olock_own(&t->lock);
     flush_thread(t);
     t->alive = 0;
-    hp_unlock(&t->lock);
+    hp_olock_disown(&t->lock, fast);
     move_end();
     hp_tls.thread = NULL;
     hp_tls.dead = 1;
@@ -891,9 +891,9 @@ void hp_note_threads(void)
     hp_tls.depth++;
     if (t && outer) {
         move_begin();
-        hp_lock(&t->lock);
+        int fast = hp_olock_own(&t->lock);
         push_all(t);
-        hp_unlock(&t->lock);
+        hp_olock_disown(&t->lock, fast);
         move_end();
     }
     /* Values at the peak are no longer copied lazily: make them final. */
@@ -1162,16 +1162,16 @@ HP_HOT uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu
         return 0;
     }
     if (HP_LIKELY(t != NULL)) {
-        hp_lock(&t->lock);
+        int fast = hp_olock_own(&t->lock);
         if (HP_UNLIKELY(!alloc_event(t, c, id, size, now_ms))) {
-            hp_unlock(&t->lock);
+            hp_olock_disown(&t->lock, fast);
             hp_count(&hp_counters.unprofiled_allocs);
             tl->depth = 0;
             return 0;
         }
         if (t->ndef)
             run_deferred(t);
-        hp_unlock(&t->lock);
+        hp_olock_disown(&t->lock, fast);
     } else {
         hp_note_threads();
         move_begin();
@@ -1224,14 +1224,14 @@ HP_HOT void hp_profile_free(uint32_t ctx, uint64_t size, uint32_t alloc_ms, uint
     tl->depth = HP_DEPTH_EVENT;
     struct hp_thread *t = thread_get();
     if (t) {
-        hp_lock(&t->lock);
+        int fast = hp_olock_own(&t->lock);
         /* First what handlers left: the block may be one a handler allocated. */
         if (HP_UNLIKELY(t->ndef))
             run_deferred(t);
         free_event(t, ctx, size, alloc_ms, alloc_cpu, now, cpu);
         if (t->ndef)
             run_deferred(t);
-        hp_unlock(&t->lock);
+        hp_olock_disown(&t->lock, fast);
     } else {
         free_event(NULL, ctx, size, alloc_ms, alloc_cpu, now, cpu);
     }
@@ -1285,6 +1285,25 @@ static void fold_orphan(struct hp_thread *t)
     t->orphan = 0;
 }
 
+/* Every cache's lock, taken from its owner (the registry held): one barrier for all of them. */
+static void take_all(struct hp_thread *first)
+{
+    for (struct hp_thread *t = first; t; t = t->next_all)
+        hp_olock_claim(&t->lock);
+    hp_olock_barrier();
+    for (struct hp_thread *t = first; t; t = t->next_all)
+        hp_olock_wait(&t->lock);
+}
+
+/* Before a seccomp filter: owners take their locks with an exchange from now on (lock.h). The
+ * registry keeps flushes and forks from taking locks meanwhile. */
+void hp_profile_before_sandbox(void)
+{
+    hp_lock(&registry_lock);
+    hp_olock_symmetric();
+    hp_unlock(&registry_lock);
+}
+
 /* Every thread's cache is taken at one moment: all their locks first (the registry held, so
  * that no cache is made meanwhile), then each flushed and let go. A cache flushed while another
  * thread still recorded would let the dump count the free of a block allocated after the
@@ -1298,8 +1317,7 @@ void hp_profile_flush_all(void)
     flusher = &hp_tls;
     hp_lock(&registry_lock);
     struct hp_thread *first = all_threads;
-    for (struct hp_thread *t = first; t; t = t->next_all)
-        hp_lock(&t->lock);
+    take_all(first);
     hp_unlock(&registry_lock);
     /* Only now, with every lock taken: a thread in an event that must move (an entry displaced)
      * waits for the dump with its own lock held, which the flush must have taken first. */
@@ -1313,7 +1331,7 @@ void hp_profile_flush_all(void)
             t->next_free = folded;
             folded = t;
         }
-        hp_unlock(&t->lock);
+        hp_olock_release(&t->lock);
     }
     if (folded) { /* caches for the child's next new threads */
         hp_lock(&registry_lock);
@@ -1425,8 +1443,7 @@ void hp_profile_init(void)
 void hp_profile_fork_prepare(void)
 {
     hp_lock(&registry_lock);
-    for (struct hp_thread *t = all_threads; t; t = t->next_all)
-        hp_lock(&t->lock);
+    take_all(all_threads);
     for (uint64_t i = 0; i < nsets; i++)
         hp_lock(&sets[i].lock);
     hp_lock(&peak_lock);
@@ -1438,7 +1455,7 @@ void hp_profile_fork_parent(void)
     for (uint64_t i = nsets; i-- > 0;)
         hp_unlock(&sets[i].lock);
     for (struct hp_thread *t = all_threads; t; t = t->next_all)
-        hp_unlock(&t->lock);
+        hp_olock_release(&t->lock);
     hp_unlock(&registry_lock);
 }
 
@@ -1452,7 +1469,7 @@ void hp_profile_fork_child(void)
      * HIBs at the child's first dump (orphan_counters). */
     struct hp_thread *self = hp_tls.thread;
     for (struct hp_thread *t = all_threads; t; t = t->next_all) {
-        hp_lock_reset(&t->lock);
+        hp_olock_reset(&t->lock);
         if (t->alive && t != self && t->ndef)
             run_deferred(t); /* events its signal handlers left: rare (they write its entries) */
     }

@@ -7,6 +7,7 @@
  * mapping of their own. Each clears rbp before calling hp_profile_alloc, which ends the frame
  * chain there: the captured stack is exactly one pc, the site's return address. */
 #include "unit_support.h"
+#include "lock.h"
 
 #include "hp.h"
 #include "meta.h"
@@ -60,6 +61,7 @@ static void init_profiler(const char *spec)
     hp_options_parse(&hp_opt, spec);
     make_sites();
     hp_clock_init();
+    hp_olock_init(); /* as init.c: thread caches' locks the owner takes without an exchange */
     hp_meta_init(64u << 20);
     hp_stack_init(); /* reads the maps: the sites' mapping is executable */
     hp_profile_init();

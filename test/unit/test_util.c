@@ -5,6 +5,7 @@
 
 #include "util.h"
 #include "options.h"
+#include "lock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -623,6 +624,123 @@ START_TEST(test_sig_guard_keeps_programs)
 }
 END_TEST
 
+/* ---------- owner locks (lock.h) ---------- */
+
+/* The owner (a thread of its own) and a taker (the test's thread) each add to two counters
+ * with plain, non-atomic read-modify-writes, the owner with a pause between the two: with
+ * both inside at once, the taker sees them differ or an addition is lost. */
+struct olock_stress {
+    hp_olock_t lock;
+    volatile uint64_t a, b;
+    volatile int stop;
+    uint64_t owner_rounds;
+};
+
+static void *olock_owner(void *arg)
+{
+    struct olock_stress *st = arg;
+    while (!__atomic_load_n(&st->stop, __ATOMIC_ACQUIRE)) {
+        int fast = hp_olock_own(&st->lock);
+        st->a = st->a + 1;
+        for (volatile int i = 0; i < 8; i++) {
+        }
+        st->b = st->b + 1;
+        hp_olock_disown(&st->lock, fast);
+        st->owner_rounds++;
+    }
+    return NULL;
+}
+
+/* takes rounds of the taker; symmetric_at: the round from which owners go without (0: never).
+ * Returns the takes that found the counters apart. */
+static uint64_t olock_run(int takes, int symmetric_at)
+{
+    static struct olock_stress st;
+    memset(&st, 0, sizeof st);
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, olock_owner, &st), 0);
+    while (__atomic_load_n(&st.owner_rounds, __ATOMIC_RELAXED) < 1000)
+        sched_yield();
+    uint64_t apart = 0;
+    for (int i = 1; i <= takes; i++) {
+        if (i == symmetric_at)
+            hp_olock_symmetric();
+        hp_olock_take(&st.lock);
+        if (st.a != st.b)
+            apart++;
+        st.a = st.a + 1;
+        st.b = st.b + 1;
+        hp_olock_release(&st.lock);
+    }
+    __atomic_store_n(&st.stop, 1, __ATOMIC_RELEASE);
+    pthread_join(th, NULL);
+    /* Every addition of either side is there. */
+    ck_assert_uint_eq(st.a, st.owner_rounds + (uint64_t)takes);
+    ck_assert_uint_eq(st.b, st.a);
+    return apart;
+}
+
+START_TEST(test_olock_excludes_with_membarrier)
+{
+    hp_olock_init();
+    /* The kernels heapprof supports (4.14 and later) have the private expedited command. */
+    ck_assert_int_eq(hp_olock_asym, 1);
+    ck_assert_uint_eq(olock_run(20000, 0), 0);
+}
+END_TEST
+
+START_TEST(test_olock_excludes_with_tlb_shootdown)
+{
+    /* As under a seccomp filter the shim did not see installed: the barrier comes from
+     * shooting down a page's translation instead. */
+    hp_olock_init();
+    ck_assert_int_eq(hp_olock_asym, 1);
+    hp_filtered = 1;
+    ck_assert_uint_eq(olock_run(10000, 0), 0);
+}
+END_TEST
+
+START_TEST(test_olock_excludes_across_the_switch)
+{
+    /* Owners switched to the exchange halfway (before a seccomp filter), while they run. */
+    hp_olock_init();
+    ck_assert_int_eq(hp_olock_asym, 1);
+    ck_assert_uint_eq(olock_run(20000, 10000), 0);
+    ck_assert_int_eq(hp_olock_asym, 0);
+}
+END_TEST
+
+START_TEST(test_olock_symmetric_from_start)
+{
+    /* Under a filter at init: no membarrier, a plain lock. */
+    hp_filtered = 1;
+    hp_olock_init();
+    ck_assert_int_eq(hp_olock_asym, 0);
+    ck_assert_uint_eq(olock_run(20000, 0), 0);
+}
+END_TEST
+
+START_TEST(test_olock_owner_waits_for_taker)
+{
+    /* A taken lock keeps its owner out until it is released, on the fast path's side too. */
+    hp_olock_init();
+    static struct olock_stress st;
+    memset(&st, 0, sizeof st);
+    hp_olock_take(&st.lock);
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, olock_owner, &st), 0);
+    usleep(20000);
+    ck_assert_uint_eq(st.a, 0);
+    ck_assert_uint_eq(__atomic_load_n(&st.owner_rounds, __ATOMIC_RELAXED), 0);
+    hp_olock_release(&st.lock);
+    while (__atomic_load_n(&st.owner_rounds, __ATOMIC_RELAXED) < 100)
+        sched_yield();
+    __atomic_store_n(&st.stop, 1, __ATOMIC_RELEASE);
+    pthread_join(th, NULL);
+    ck_assert_uint_eq(st.a, st.owner_rounds);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("util");
@@ -650,6 +768,11 @@ int main(void)
     tcase_add_test(tc, test_sys_open_high);
     tcase_add_test(tc, test_next_fn);
     tcase_add_test(tc, test_vdso_sym);
+    tcase_add_test(tc, test_olock_excludes_with_membarrier);
+    tcase_add_test(tc, test_olock_excludes_with_tlb_shootdown);
+    tcase_add_test(tc, test_olock_excludes_across_the_switch);
+    tcase_add_test(tc, test_olock_symmetric_from_start);
+    tcase_add_test(tc, test_olock_owner_waits_for_taker);
     suite_add_tcase(s, tc);
     return hp_unit_run(s);
 }
