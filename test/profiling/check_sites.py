@@ -184,7 +184,8 @@ def main():
         check_lines(doc, "mi_api.c")
     elif kind == "fork_threads":
         # fork_threads.c: ROLE (argv[3]) parent | dump (the child that allocates and dumps) |
-        # fork (the child that only forks) | grandchild; argv[4]: the pid it was forked from.
+        # dump-exit (its exit profile, after its own threads) | fork (the child that only
+        # forks) | grandchild; argv[4]: the pid it was forked from.
         role = sys.argv[3]
         sites = by_site(doc)
         site(sites, "site_worker_freed", contexts=1, alloc_count=4000, total_size=4000 * 48,
@@ -198,6 +199,13 @@ def main():
                  live_count=100, max_live_count=100)
             expect(f"forked_from {doc['process']['forked_from']}, expected {sys.argv[4]}",
                    doc["process"]["forked_from"] == int(sys.argv[4]))
+        if role == "dump-exit":
+            # six threads of 20,000 blocks each, every one freed (by the thread next door or at
+            # the end): made on the caches the first dump folded, each used by one thread
+            site(sites, "site_child_thread", alloc_count=120000, total_size=120000 * 64, live_count=0)
+            role = "dump"
+        elif role == "dump":
+            expect("site_child_thread before the child's threads", "site_child_thread" not in sites)
         if role == "dump":
             # 50 blocks from the parent, all freed by another thread, and one more: never more
             # than 50 live at once.

@@ -3,7 +3,12 @@
  * the 50 blocks the main thread allocated at site_handoff freed by worker 0. A forked child
  * keeps the other threads' counters and HIBs, and must count each exactly once in every
  * profile it writes:
- *   child "dump": allocates at site_child and site_handoff, dumps through the API, then exits;
+ *   child "dump": allocates at site_child and site_handoff, dumps through the API twice (the
+ *     first folds the other threads' caches and hands them to the child's new threads, the
+ *     second must not hand them out again), then runs six threads of its own at once, each
+ *     allocating 20,000 blocks at site_child_thread with another thread's block freed among them
+ *     (on the folded caches: unit test test_fork_orphans_reused_once checks that each serves
+ *     one thread), then exits;
  *   child "fork": forks a grandchild that allocates at site_child and exits, then exits;
  *   child "exec": execs ARGV[1] (/bin/true under the shim: its own profile, nothing else).
  * The parent lets the workers free their live blocks after the children and exits.
@@ -52,6 +57,31 @@ NOINLINE void site_child(void)
         sink = p;
         free(p);
     }
+}
+
+#define CHILD_THREADS 6
+#define CHILD_BLOCKS 20000
+static void *child_prev[CHILD_THREADS];
+static pthread_barrier_t child_go;
+
+NOINLINE void *site_child_thread(void)
+{
+    void *p = malloc(64);
+    sink = p; /* (not a tail call: the frame stays) */
+    return p;
+}
+
+static void *child_worker(void *arg)
+{
+    int k = (int)(long)arg;
+    pthread_barrier_wait(&child_go);
+    for (int i = 0; i < CHILD_BLOCKS; i++) {
+        void *p = site_child_thread();
+        /* swap blocks with the thread next door: frees of another cache's blocks */
+        p = __atomic_exchange_n(&child_prev[(k + i) % CHILD_THREADS], p, __ATOMIC_ACQ_REL);
+        free(p);
+    }
+    return NULL;
 }
 
 static void *worker(void *arg)
@@ -135,7 +165,15 @@ int main(int argc, char **argv)
     }
     /* The child "dump". */
     site_child();
-    if (heapprof_dump && heapprof_dump() != 0)
+    if (heapprof_dump && (heapprof_dump() != 0 || heapprof_dump() != 0))
         _exit(3);
+    pthread_barrier_init(&child_go, NULL, CHILD_THREADS);
+    pthread_t th[CHILD_THREADS];
+    for (long k = 0; k < CHILD_THREADS; k++)
+        pthread_create(&th[k], NULL, child_worker, (void *)k);
+    for (int k = 0; k < CHILD_THREADS; k++)
+        pthread_join(th[k], NULL);
+    for (int k = 0; k < CHILD_THREADS; k++)
+        free(child_prev[k]);
     exit(0);
 }

@@ -894,7 +894,8 @@ for rounds in 0 128; do
 done
 
 # fork while four other threads are alive with unflushed caches: every profile of the children
-# (an API dump and the exit of one, another child's and its grandchild's) counts the other
+# (two API dumps and the exit of one, which then runs threads of its own on the caches the
+# dumps folded, another child's and its grandchild's) counts the other
 # threads' blocks exactly once, with the main thread's context whose blocks another thread
 # freed still at its true maximum; the exec'd child leaves only the new image's profile.
 gcc -O1 -g -fno-omit-frame-pointer -pthread -Ishim -o "$out/gcc/fork_threads" test/profiling/fork_threads.c
@@ -905,7 +906,7 @@ if run "$name" "" "$out/gcc/fork_threads" /bin/true; then
     forker=$(sed -n 's/^fork //p' "$o") grand=$(sed -n 's/^grandchild //p' "$o")
     exec=$(sed -n 's/^exec //p' "$o")
     files=$(ls "$tmp/$name" | tr '\n' ' ')
-    want="p.$dump.hpf p.$dump.hpf.1 p.$exec.hpf p.$forker.hpf p.$grand.hpf p.$parent.hpf"
+    want="p.$dump.hpf p.$dump.hpf.1 p.$dump.hpf.2 p.$exec.hpf p.$forker.hpf p.$grand.hpf p.$parent.hpf"
     if ! grep -qx "fork_threads done" "$o"; then
         bad "$name" "$(head -c 300 "$o" "$tmp/$name.err" | tr '\n' ' ')"
     elif [ "$(echo $files | tr ' ' '\n' | sort | tr '\n' ' ')" != "$(echo $want | tr ' ' '\n' | sort | tr '\n' ' ')" ]; then
@@ -913,7 +914,8 @@ if run "$name" "" "$out/gcc/fork_threads" /bin/true; then
     else
         check "$name-parent" fork_threads "$tmp/$name/p.$parent.hpf" parent
         check "$name-child-api" fork_threads "$tmp/$name/p.$dump.hpf.1" dump "$parent"
-        check "$name-child-exit" fork_threads "$tmp/$name/p.$dump.hpf" dump "$parent"
+        check "$name-child-api-2" fork_threads "$tmp/$name/p.$dump.hpf.2" dump "$parent"
+        check "$name-child-exit" fork_threads "$tmp/$name/p.$dump.hpf" dump-exit "$parent"
         check "$name-child-forks" fork_threads "$tmp/$name/p.$forker.hpf" fork "$parent"
         check "$name-grandchild" fork_threads "$tmp/$name/p.$grand.hpf" grandchild "$forker"
     fi

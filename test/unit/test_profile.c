@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 
 /* ---------- generated call sites ---------- */
@@ -873,6 +874,82 @@ START_TEST(test_hold_during_dump)
 }
 END_TEST
 
+/* A forked child's caches of the threads that did not survive the fork ("orphans") are folded
+ * at its first dump and then serve its new threads, each exactly once: a second dump must not
+ * hand them out again (two threads on one cache would race on its entries unlocked). */
+static pthread_barrier_t orph_ready, orph_go, takers_in;
+static struct hp_thread *volatile taken[NT + 1];
+
+static void *orphan_worker(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    for (int i = 0; i < 100; i++)
+        site_event(t, i);
+    pthread_barrier_wait(&orph_ready);
+    pthread_barrier_wait(&orph_go); /* alive with a full cache while the main thread forks */
+    return NULL;
+}
+
+static void *cache_taker(void *arg)
+{
+    int k = (int)(intptr_t)arg;
+    site_event(k % NT, 0);
+    taken[k] = hp_tls.thread;
+    pthread_barrier_wait(&takers_in); /* all alive at once: none gives its cache back early */
+    return NULL;
+}
+
+/* The child's part: 0 when all went well. */
+static int orphans_child(void)
+{
+    hp_profile_fork_child();
+    for (int d = 0; d < 2; d++) { /* two dumps */
+        hp_profile_flush_all();
+        hp_profile_hold(1);
+        hp_profile_hold(0);
+    }
+    pthread_barrier_init(&takers_in, NULL, NT + 2);
+    pthread_t th[NT + 1];
+    for (int k = 0; k <= NT; k++)
+        if (pthread_create(&th[k], NULL, cache_taker, (void *)(intptr_t)k) != 0)
+            return 2;
+    pthread_barrier_wait(&takers_in);
+    int bad = 0;
+    for (int k = 0; k <= NT; k++) {
+        bad |= taken[k] == NULL;
+        for (int j = 0; j < k; j++)
+            bad |= taken[j] == taken[k];
+    }
+    for (int k = 0; k <= NT; k++)
+        pthread_join(th[k], NULL);
+    return bad ? 1 : 0;
+}
+
+START_TEST(test_fork_orphans_reused_once)
+{
+    init_profiler("output=:verbosity=0");
+    hp_note_threads();
+    pthread_barrier_init(&orph_ready, NULL, NT + 1);
+    pthread_barrier_init(&orph_go, NULL, NT + 1);
+    pthread_t th[NT];
+    for (int t = 0; t < NT; t++)
+        ck_assert_int_eq(pthread_create(&th[t], NULL, orphan_worker, (void *)(intptr_t)t), 0);
+    pthread_barrier_wait(&orph_ready);
+    hp_profile_fork_prepare();
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(orphans_child());
+    hp_profile_fork_parent();
+    pthread_barrier_wait(&orph_go);
+    for (int t = 0; t < NT; t++)
+        pthread_join(th[t], NULL);
+    int st = 0;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+                  "the child's new threads did not each get a cache of their own (status %#x)", st);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("profile");
@@ -883,6 +960,7 @@ int main(void)
     tcase_add_test(tc, test_values_at_peak_one_thread);
     tcase_add_test(tc, test_values_at_peak_model);
     tcase_add_test(tc, test_values_at_peak_after_fork);
+    tcase_add_test(tc, test_fork_orphans_reused_once);
     tcase_add_test(tc, test_thread_tables_grow);
     tcase_add_test(tc, test_slack_follows_peak);
     tcase_add_test(tc, test_lifetimes_from_clock);
