@@ -861,8 +861,10 @@ static HP_COLD struct hp_thread *thread_new(void)
     int others = 0;
     for (struct hp_thread *o = all_threads; o; o = o->next_all)
         others += o->alive && o != t;
-    if (t)
+    if (t) {
+        hp_olock_prepare(&t->lock);
         t->alive = 1;
+    }
     hp_unlock(&registry_lock);
     if (!t) {
         hp_tls.dead = 1; /* out of metadata: account directly from now on */
@@ -1300,7 +1302,11 @@ static void take_all(struct hp_thread *first)
 void hp_profile_before_sandbox(void)
 {
     hp_lock(&registry_lock);
-    hp_olock_symmetric();
+    if (hp_olock_asym) {
+        for (struct hp_thread *t = all_threads; t; t = t->next_all)
+            hp_olock_set_symmetric(&t->lock);
+        hp_olock_symmetric();
+    }
     hp_unlock(&registry_lock);
 }
 

@@ -560,7 +560,8 @@ void hp_olock_symmetric(void)
         return;
     __atomic_store_n(&hp_olock_asym, 0, __ATOMIC_SEQ_CST);
     /* After this every owner inside its lock the fast way has its busy flag visible (takers
-     * wait for it to go), and every later one reads hp_olock_asym == 0 and takes the exchange. */
+     * wait for it to go), and every later one reads its lock's sym == 1 and takes the
+     * exchange. */
     full_barrier();
 }
 

@@ -657,14 +657,17 @@ static uint64_t olock_run(int takes, int symmetric_at)
 {
     static struct olock_stress st;
     memset(&st, 0, sizeof st);
+    hp_olock_prepare(&st.lock);
     pthread_t th;
     ck_assert_int_eq(pthread_create(&th, NULL, olock_owner, &st), 0);
     while (__atomic_load_n(&st.owner_rounds, __ATOMIC_RELAXED) < 1000)
         sched_yield();
     uint64_t apart = 0;
     for (int i = 1; i <= takes; i++) {
-        if (i == symmetric_at)
+        if (i == symmetric_at) {
+            hp_olock_set_symmetric(&st.lock);
             hp_olock_symmetric();
+        }
         hp_olock_take(&st.lock);
         if (st.a != st.b)
             apart++;
@@ -726,6 +729,7 @@ START_TEST(test_olock_owner_waits_for_taker)
     hp_olock_init();
     static struct olock_stress st;
     memset(&st, 0, sizeof st);
+    hp_olock_prepare(&st.lock);
     hp_olock_take(&st.lock);
     pthread_t th;
     ck_assert_int_eq(pthread_create(&th, NULL, olock_owner, &st), 0);
