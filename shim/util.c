@@ -508,9 +508,10 @@ void hp_olock_init(void)
 }
 
 /* A full fence on every cpu that runs a thread of the process, the caller's included, before
- * this returns. membarrier does it with an interrupt to each such cpu. Should it fail (a
- * forked child the kernel did not keep the registration for, a seccomp filter installed
- * without the shim seeing it), the same interrupts come from shooting down a page's
+ * this returns. membarrier does it with an interrupt to each such cpu. The registration is
+ * the address space's: a forked child keeps it (Linux 6.18; registered again here should a
+ * kernel not), exec drops it (the new image's init registers). Should the call fail (a seccomp
+ * filter installed without the shim seeing it), the same interrupts come from shooting down a page's
  * translation: a page the process wrote, made inaccessible, is flushed from the TLB of every
  * cpu that may hold it, by interrupting those cpus. Should that fail too, a pause of a
  * millisecond lets any store still buffered reach memory (on real processors it does within
@@ -537,7 +538,7 @@ static void full_barrier(void)
     int saved = errno;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     int done = !hp_filtered && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
-    if (!done && !hp_filtered) /* a forked child whose registration was not kept */
+    if (!done && !hp_filtered) /* not registered (above) */
         done = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 &&
                syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0;
     if (!done)
