@@ -968,7 +968,7 @@ fi
 gcc -O1 -g -fno-omit-frame-pointer -pthread -o "$out/gcc/fork_evict" test/profiling/fork_evict.c
 name=fork-evict
 rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
-timeout -k 5 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:hib_table_size=16:hib_table_ways=2:dump_interval_ms=500" \
+timeout -k 5 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:hib_table_size=16:hib_table_ways=2:dump_interval_ms=200" \
     LD_PRELOAD="$shim" "$out/gcc/fork_evict" 200 >"$tmp/$name.out" 2>"$tmp/$name.err"
 st=$?
 if [ $st != 0 ] || [ "$(cat "$tmp/$name.out")" != done ]; then
