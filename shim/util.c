@@ -510,12 +510,12 @@ void hp_olock_init(void)
 /* A full fence on every cpu that runs a thread of the process, the caller's included, before
  * this returns. membarrier does it with an interrupt to each such cpu. The registration is
  * the address space's: a forked child keeps it (Linux 6.18; registered again here should a
- * kernel not), exec drops it (the new image's init registers). Should the call fail (a seccomp
- * filter installed without the shim seeing it), the same interrupts come from shooting down a page's
- * translation: a page the process wrote, made inaccessible, is flushed from the TLB of every
- * cpu that may hold it, by interrupting those cpus. Should that fail too, a pause of a
- * millisecond lets any store still buffered reach memory (on real processors it does within
- * far less). */
+ * kernel not), exec drops it (the new image's init registers). Should the call fail (a
+ * seccomp filter installed without the shim seeing it), the same interrupts come from
+ * shooting down a page's translation: a page the process wrote, made inaccessible, is flushed
+ * from the TLB of every cpu that may hold it, by interrupting those cpus. Should that fail
+ * too, a pause of a millisecond lets any store still buffered reach memory (on real
+ * processors it does within far less). */
 static void *tlb_page;
 
 static int tlb_shootdown(void)
