@@ -578,17 +578,8 @@ static inline int olock_pause(unsigned *spins)
     return __builtin_expect(hp_crashing, 0) && *spins > 200000;
 }
 
-__attribute__((noinline, cold)) void hp_olock_own_slow(hp_olock_t *l)
-{
-    unsigned spins = 0;
-    while (!(__atomic_load_n(&l->held, __ATOMIC_RELAXED) == 0 &&
-             __atomic_exchange_n(&l->held, 1, __ATOMIC_ACQUIRE) == 0))
-        if (olock_pause(&spins)) {
-            __atomic_store_n(&l->held, 1, __ATOMIC_SEQ_CST);
-            return;
-        }
-}
-
+/* held taken with an exchange, by an owner on its slow path or by another thread (the claim
+ * must be visible before the barrier that follows it: sequentially consistent). */
 void hp_olock_claim(hp_olock_t *l)
 {
     unsigned spins = 0;
@@ -599,6 +590,8 @@ void hp_olock_claim(hp_olock_t *l)
             return;
         }
 }
+
+__attribute__((noinline, cold)) void hp_olock_own_slow(hp_olock_t *l) { hp_olock_claim(l); }
 
 void hp_olock_wait(hp_olock_t *l)
 {
