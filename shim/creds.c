@@ -144,6 +144,7 @@ static int prctl_installs(long option, unsigned long mode)
 /* Before a filter: the profile file, now, while the process may still make it. */
 static void before_sandbox(void)
 {
+    __atomic_store_n(&hp_sandboxing, 1, __ATOMIC_SEQ_CST);
     before(1);
     hp_stack_before_sandbox();
     hp_profile_before_sandbox();
@@ -154,8 +155,9 @@ static void after_sandbox(long r)
 {
     if (r >= 0) {
         __atomic_store_n(&hp_filtered, 1, __ATOMIC_RELAXED);
-        __atomic_store_n(&hp_sandboxed, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&hp_sandboxed, 1, __ATOMIC_SEQ_CST);
     }
+    __atomic_store_n(&hp_sandboxing, 0, __ATOMIC_SEQ_CST);
 }
 
 #if defined(__x86_64__)

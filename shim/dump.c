@@ -1423,14 +1423,28 @@ HP_COLD void hp_dump_run_pending(void)
     }
 }
 
+/* May the interval thread make system calls (sleep, dump)? Not under a seccomp filter the
+ * process installed: with SECCOMP_FILTER_FLAG_TSYNC it filters this thread too, and its sleep
+ * was killed (or, refused, turned into dumps back to back); under a filter no interval dump
+ * is written anyway, so the thread ends. While a filter is being installed it spins without a
+ * system call until the installing thread knows whether it took. */
+static int interval_go_on(void)
+{
+    while (__atomic_load_n(&hp_sandboxing, __ATOMIC_SEQ_CST) && !__atomic_load_n(&hp_sandboxed, __ATOMIC_SEQ_CST))
+        hp_cpu_relax();
+    return !__atomic_load_n(&hp_sandboxed, __ATOMIC_SEQ_CST);
+}
+
 static void *interval_thread(void *arg)
 {
     (void)arg;
     struct timespec ts = {(time_t)(hp_opt.dump_interval_ms / 1000),
                           (long)(hp_opt.dump_interval_ms % 1000) * 1000000L};
     for (;;) {
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        while (interval_go_on() && nanosleep(&ts, &ts) != 0 && errno == EINTR)
             ;
+        if (!interval_go_on())
+            return NULL;
         ts.tv_sec = (time_t)(hp_opt.dump_interval_ms / 1000);
         ts.tv_nsec = (long)(hp_opt.dump_interval_ms % 1000) * 1000000L;
         /* A fork holds the dump lock from before it to after it (as does a dump): at the tick
@@ -1438,7 +1452,7 @@ static void *interval_thread(void *arg)
          * the interval's dump: test fork-evict (200 forks back to back, 0.7-1.7 s, then at
          * 500 ms) sometimes had none at all. */
         for (uint64_t waited = 0; __atomic_load_n(&dump_lock.v, __ATOMIC_RELAXED) &&
-                                  waited < hp_opt.dump_interval_ms;
+                                  waited < hp_opt.dump_interval_ms && interval_go_on();
              waited++)
             hp_sleep_ns(1000000);
         hp_dump(HPF_DUMP_INTERVAL);

@@ -613,6 +613,7 @@ void *hp_next_fn(void **slot, const char *name)
 
 int hp_proc_fd = -1;
 int hp_sandboxed; /* set in creds.c */
+int hp_sandboxing; /* likewise */
 int hp_filtered;  /* set at init and in creds.c */
 
 int hp_seccomp_mode(void)

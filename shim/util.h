@@ -83,6 +83,9 @@ void *hp_vdso_sym(const char *name);
  * into the file made just before, by write(2) alone (dump.c). Stays set in forked children,
  * which keep the filter. */
 extern int hp_sandboxed;
+/* A filter is being installed (from before its provisional profile until the request
+ * returned): the interval-dump thread then makes no system call (dump.c). */
+extern int hp_sandboxing;
 /* The process runs under a seccomp filter: one it installed (hp_sandboxed) or one it started
  * under (inherited across exec, as systemd's SystemCallFilter= and man-db's children are),
  * which the shim learns at start from /proc/self/status. Such a filter lists what the program

@@ -4,7 +4,7 @@ those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXT
 KIND: exit | api | signal | child | cxx | evict | fork_exec_rounds | fork_threads | stacks | unload | reload | sigdump |
 interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads | cancel | ext_api | mi_api | killed | killed_early | vfork_kill |
 drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sandbox_prctl |
-sandbox_syscall | sandbox_evict | spool_copy | filtered | sanitized | asan_lib | peak_kill | rjem | rjem_off |
+sandbox_syscall | sandbox_tsync | sandbox_evict | spool_copy | filtered | sanitized | asan_lib | peak_kill | rjem | rjem_off |
 ctor_alloc | handler | align | same_depth.
 Prints one line per failed expectation and exits 1 if there was any."""
 import json

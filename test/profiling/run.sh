@@ -1043,13 +1043,16 @@ done
 # and refuses every open (man-db's and OpenSSH's sandboxes): the shim must neither get it killed
 # (reading /proc, mincore, a new profile file) nor lose what it allocated after the filter. The
 # profile is made before the filter and the exit profile written into it; evict fills it with
-# evicted records under the filter. Every unwinder: libunwind gives way to the cfi walk.
+# evicted records under the filter. Every unwinder: libunwind gives way to the cfi walk. tsync
+# filters every thread, the interval-dump thread too, which must stop rather than sleep again
+# (its sleep is not in the list: it was killed at its next tick).
 gcc -O1 -g -fno-omit-frame-pointer -pthread -o "$out/gcc/sandbox" test/profiling/sandbox.c
-for mode in prctl syscall evict; do
+for mode in prctl syscall tsync evict; do
     for unw in cfi fp libunwind; do
         name=sandbox-$mode-$unw
         opts="unwinder=$unw"
         [ $mode = evict ] && opts="$opts:hib_table_size=16:hib_table_ways=2"
+        [ $mode = tsync ] && opts="$opts:dump_interval_ms=1"
         rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
         timeout -k 5 120 env HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:$opts" LD_PRELOAD="$shim" \
             "$out/gcc/sandbox" $mode >"$tmp/$name.out" 2>"$tmp/$name.err"

@@ -3,10 +3,13 @@
  * file is refused. The shim must neither be killed nor lose the profile: the file is made
  * before the filter, and the exit profile, with what was allocated after it (in this thread and
  * in one started after it), is written into it.
- * Usage: sandbox prctl | syscall | evict
+ * Usage: sandbox prctl | syscall | tsync | evict
  *   prctl:   the filter through prctl(PR_SET_SECCOMP); site_before (100 x 100 bytes), then
  *            site_after (50 x 200) and site_thread (30 x 300, in a thread made after it).
  *   syscall: the same through syscall(SYS_seccomp), as libseccomp does it.
+ *   tsync:   syscall(SYS_seccomp) with SECCOMP_FILTER_FLAG_TSYNC: every thread filtered, the
+ *            shim's interval-dump thread too (run with dump_interval_ms: its sleep is not in
+ *            the list).
  *   evict:   prctl, then site_branches from 2,048 stacks (run with a tiny HIB table: records
  *            are evicted under the filter, so the file is written over from its start).
  * Prints "done" and exits 0. */
@@ -107,7 +110,9 @@ int main(int argc, char **argv)
         return 3;
     }
     int r = strcmp(mode, "syscall") == 0 ? (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog)
-                                          : prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+            : strcmp(mode, "tsync") == 0
+                ? (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog)
+                : prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
     if (r != 0) {
         perror("installing the seccomp filter");
         return 4;
