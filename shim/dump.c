@@ -1146,6 +1146,14 @@ static int dump(int reason)
     } else if (!hp_trylock(&dump_lock)) {
         hp_tls.depth--;
         return -1;
+    } else if (exit_dumped) {
+        /* The final profile is written: the process is on its way out (a kill's handler
+         * re-raises the signal next). A numbered dump begun now was cut short by the end of
+         * the process: python's multiprocessing workers, ended with SIGTERM while their
+         * interval thread waited for the lock, left files of 32 bytes without END. */
+        hp_unlock(&dump_lock);
+        hp_tls.depth--;
+        return -1;
     }
     hp_maps_refresh(1);
     hp_profile_flush_all();
