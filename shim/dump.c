@@ -1451,8 +1451,6 @@ static void *interval_thread(void *arg)
     for (;;) {
         while (interval_go_on() && nanosleep(&ts, &ts) != 0 && errno == EINTR)
             ;
-        if (!interval_go_on())
-            return NULL;
         ts.tv_sec = (time_t)(hp_opt.dump_interval_ms / 1000);
         ts.tv_nsec = (long)(hp_opt.dump_interval_ms % 1000) * 1000000L;
         /* A fork holds the dump lock from before it to after it (as does a dump): at the tick
@@ -1463,6 +1461,8 @@ static void *interval_thread(void *arg)
                                   waited < hp_opt.dump_interval_ms && interval_go_on();
              waited++)
             hp_sleep_ns(1000000);
+        if (!interval_go_on())
+            return NULL;
         hp_dump(HPF_DUMP_INTERVAL);
     }
     return NULL;

@@ -47,8 +47,8 @@ static inline void hp_lock_reset(hp_lock_t *l) { __atomic_store_n(&l->v, 0, __AT
 
 /* An owner lock: one thread, the owner, takes it on nearly every event; other threads take it
  * seldom (a dump's flush, a fork). A plain lock costs the owner an atomic exchange each time,
- * which on x86 waits for every store before it to leave the store buffer: 4-5% of python3's
- * time under the shim (bench/ab.sh). Here the owner only stores busy = 1 and reads held (a
+ * which on x86 waits for every store before it to leave the store buffer: 1.5-4% of python3's
+ * time under the shim (bench/ab.sh, three measurements; the kept lock gained 3%). Here the owner only stores busy = 1 and reads held (a
  * Dekker handshake with the store-load fence left out); another thread takes held with an
  * atomic exchange, then makes every thread of the process pass a full fence
  * (hp_olock_barrier: membarrier(2)) before it reads busy. After that fence either the owner's
