@@ -488,6 +488,7 @@ struct hp_thread {
     int dirty_overflow; /* more dirty entries than the list holds: push them all */
     int alive;
     int orphan; /* in a forked child, a thread that did not survive the fork: see fold_orphan */
+    uint64_t truncs; /* allocations with a truncated stack, not yet added to hp_counters */
     struct hp_thread *next_all, *next_free;
     struct scache_entry recent[1 << RECENT_LOG]; /* by the hash's top bits */
     uintptr_t pcs[256 + HP_STACK_SLACK]; /* capture buffer (see hp_stack_capture) */
@@ -630,6 +631,10 @@ static void publish_global(struct hp_thread *t)
         add_u64(&hp_prof.total_frees, t->frees);
         add_u64(&hp_prof.total_bytes, t->bytes);
         t->allocs = t->frees = t->bytes = 0;
+        if (t->truncs) {
+            __atomic_fetch_add(&hp_counters.truncated_stacks, t->truncs, __ATOMIC_RELAXED);
+            t->truncs = 0;
+        }
     }
     int64_t ds = t->pend_size, dc = t->pend_count;
     t->pend_size = t->pend_count = 0;
@@ -1156,7 +1161,10 @@ HP_HOT uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu
     uint32_t id = t ? hp_stack_site_find(&t->walk, frame, &truncated) : 0;
     if (!id)
         id = find_context(t, pcs, max, &truncated, frame, &c);
-    if (truncated)
+    /* A truncated stack is counted in the thread's cache, with its allocation (a program
+     * whose stacks are all deeper than stack_depth would otherwise pay a locked addition to
+     * one shared line on every allocation). */
+    if (truncated && (HP_UNLIKELY(!id) || !t))
         hp_count(&hp_counters.truncated_stacks);
     if (HP_UNLIKELY(!id)) {
         hp_count(&hp_counters.unprofiled_allocs);
@@ -1167,10 +1175,13 @@ HP_HOT uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu
         int fast = hp_olock_own(&t->lock);
         if (HP_UNLIKELY(!alloc_event(t, c, id, size, now_ms))) {
             hp_olock_disown(&t->lock, fast);
+            if (truncated)
+                hp_count(&hp_counters.truncated_stacks);
             hp_count(&hp_counters.unprofiled_allocs);
             tl->depth = 0;
             return 0;
         }
+        t->truncs += truncated != 0; /* (published with t->allocs) */
         if (t->ndef)
             run_deferred(t);
         hp_olock_disown(&t->lock, fast);

@@ -2,7 +2,8 @@
 """Check heapprof-report's JSON for the test programs in test/profiling against the numbers
 those programs are written to produce. Usage: check_sites.py KIND JSON_FILE [EXTRA...]
 KIND: exit | api | signal | child | cxx | evict | fork_exec_rounds | fork_threads | stacks | unload | reload | sigdump |
-interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads | cancel | ext_api | mi_api | killed | killed_early | vfork_kill |
+interval | interval_child | forked_exit | vfork_exit | quick_exit | many_threads |
+many_threads_truncated | cancel | ext_api | mi_api | killed | killed_early | vfork_kill |
 drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sandbox_prctl |
 sandbox_syscall | sandbox_tsync | sandbox_evict | spool_copy | filtered | sanitized | asan_lib | peak_kill | rjem | rjem_off |
 ctor_alloc | handler | align | same_depth.
@@ -317,7 +318,7 @@ def main():
             # jit_callee, the generated code (no symbol), then main
             expect(f"jit_callee's stack does not go on through the generated code to main: {names[:6]}",
                    len(names) > 2 and names[2] == "main")
-    elif kind == "many_threads":
+    elif kind in ("many_threads", "many_threads_truncated"):
         sites = by_site(doc)
         # 800 threads x 100 blocks, 100 threads of each size 40..47
         site(sites, "site_many", alloc_count=80000, total_size=100 * 100 * sum(range(40, 48)),
@@ -325,6 +326,11 @@ def main():
         meta = doc["summary"]["metadata_bytes"]
         expect(f"metadata_bytes {meta >> 20} MiB for 800 threads, expected under 256 MiB",
                meta < 256 << 20)
+        if kind == "many_threads_truncated":
+            # stack_depth=2: every stack is deeper (site_many, thread_main, start_thread, ...)
+            summ = doc["summary"]
+            expect(f"truncated_stacks {summ['truncated_stacks']}, expected every allocation "
+                   f"({summ['total_allocs']})", summ["truncated_stacks"] == summ["total_allocs"])
     elif kind == "align":
         # align_check.c: four aligned allocations per (alignment, size), all freed.
         n = total = 0

@@ -679,6 +679,13 @@ if run "$name" "" "$out/gcc/many_threads"; then
     fi
 fi
 
+# The same with stacks cut at two frames: every allocation counts as truncated, each thread's
+# count kept in its cache until it publishes (as its allocations are).
+name=many-threads-truncated
+if run "$name" "stack_depth=2" "$out/gcc/many_threads"; then
+    check "$name" many_threads_truncated "$(ls "$tmp/$name"/p.*.hpf | head -1)"
+fi
+
 # Workers cancelled (pthread_cancel) while dumps are written: every round ends, and the exit
 # profile counts every block the workers made. A small thread cache keeps each worker moving
 # entries out of it, which waits inside the shim while a dump is written.
