@@ -262,6 +262,55 @@ static int create_file(const char *path, char *used, size_t cap, const char *not
     return -1;
 }
 
+/* Give the whole dump written at tmp its name: path, or path-1, path-2, ... if that exists
+ * (as create_file would have chosen), never over another file. renameat2 with
+ * RENAME_NOREPLACE; where the kernel or file system lacks that, a hard link and the unlink of
+ * tmp; where there are no hard links either, a plain rename once path is seen not to exist.
+ * 0 with the name in used; -1 with errno (tmp is left as it is). */
+static int place_file_as(const char *tmp, const char *path, char *used, size_t cap, int plain)
+{
+    /* plain: 0 to begin with renameat2; 1: no RENAME_NOREPLACE here; 2: no hard links either */
+    for (int k = 0; k < 100; k++) {
+        if (k == 0)
+            hp_strlcpy(used, path, cap);
+        else
+            hp_fmt(used, cap, "%s-%d", path, k);
+        if (plain == 0) {
+            if (syscall(SYS_renameat2, AT_FDCWD, tmp, AT_FDCWD, used, RENAME_NOREPLACE) == 0)
+                return 0;
+            if (errno == EEXIST)
+                continue;
+            if (errno != EINVAL && errno != ENOSYS)
+                return -1;
+            plain = 1;
+        }
+        if (plain == 1) {
+            if (syscall(SYS_link, tmp, used) == 0) {
+                syscall(SYS_unlink, tmp);
+                return 0;
+            }
+            if (errno == EEXIST)
+                continue;
+            if (errno != EPERM && errno != EOPNOTSUPP)
+                return -1;
+            plain = 2;
+        }
+        struct stat st;
+        if (syscall(SYS_lstat, used, &st) == 0)
+            continue;
+        if (errno != ENOENT)
+            return -1;
+        return (int)syscall(SYS_rename, tmp, used);
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+static int place_file(const char *tmp, const char *path, char *used, size_t cap)
+{
+    return place_file_as(tmp, path, used, cap, 0);
+}
+
 /* ---------- spool of evicted HIBs ---------- */
 
 static int same_file(int fd, uint64_t dev, uint64_t ino)
@@ -990,6 +1039,12 @@ static void write_stacks(struct writer *w, uint32_t n)
 
 #ifdef HP_UNIT_TEST
 /* For test_dump: the stack records of contexts 1..n-1 as a dump writes them, to fd. */
+int hp_test_place_file(const char *tmp, const char *path, char *used, size_t cap, int plain);
+int hp_test_place_file(const char *tmp, const char *path, char *used, size_t cap, int plain)
+{
+    return place_file_as(tmp, path, used, cap, plain);
+}
+
 void hp_test_write_stacks(int fd, uint32_t n);
 void hp_test_write_stacks(int fd, uint32_t n)
 {
@@ -1167,7 +1222,7 @@ static int dump(int reason)
     w->total = 0;
     w->tee = NULL;
     uint64_t at = 0; /* where in the file the writer starts */
-    int rc = 0;
+    int rc = 0, aside = 0;
     static char used[1200];
     hp_lock(&spool_lock);
     if (final) {
@@ -1202,10 +1257,16 @@ static int dump(int reason)
         spool_records = 0;
     } else {
         static char path[1200];
-        if (peak) /* written aside, then renamed over the previous one */
+        /* Written aside and named when whole (place_file): a process that execs or is
+         * killed while it writes one leaves a .tmp, not a numbered dump without its end.
+         * The peak dump is renamed over the previous one. Under a filter the shim did not
+         * see installed (which may kill on a call it does not list) numbered dumps are
+         * written in place, with no more calls than before. */
+        aside = !peak && !hp_filtered;
+        if (peak)
             hp_fmt(path, sizeof path, "%s.peak.tmp", out_path);
         else
-            hp_fmt(path, sizeof path, "%s.%u", out_path, dump_seq + 1);
+            hp_fmt(path, sizeof path, aside ? "%s.%u.tmp" : "%s.%u", out_path, dump_seq + 1);
         /* An interval dump that cannot be made (after the process gave up its privileges,
          * say) is said once, not every interval. */
         static int failed_before;
@@ -1292,6 +1353,15 @@ static int dump(int reason)
     /* The final profile is the spool, whose descriptor the process's exit closes. No fsync:
      * what write() put in the page cache is what every reader sees, and waiting for the disk
      * cost every process 0.4-0.7 ms at exit here (more on slow or network file systems). */
+    if (aside && !w->err) {
+        static char tmp_path[1200], final_path[1200];
+        hp_strlcpy(tmp_path, used, sizeof tmp_path);
+        hp_fmt(final_path, sizeof final_path, "%s.%u", out_path, dump_seq);
+        if (place_file(tmp_path, final_path, used, sizeof used) != 0) {
+            w->err = errno;
+            hp_strlcpy(used, tmp_path, sizeof used); /* removed below */
+        }
+    }
     if (w->err && !provisional)
         remove_failed(w->fd, used);
     if (!final && !provisional)

@@ -770,6 +770,38 @@ if run "$name" "dump_interval_ms=5:peak_slack_kb=1" "$out/gcc/busy_dumps" shared
     check_dumps "$name" consistent 20 "$tmp/$name"/p.*.hpf*
 fi
 
+# A process that execs while its interval thread writes a dump of 4,096 contexts (back to back,
+# at 1 ms): the exec cuts one off wherever it is. Every numbered dump must be whole (each is
+# written as N.tmp and named when its end is written; the old build left a numbered file
+# without its end in 3 runs of 10). Ten runs, from 3 to 15 ms of dumps before the exec.
+gcc -O2 -g -o "$out/gcc/exec_dumping" test/profiling/exec_dumping.c
+ename=exec-during-dump # (run sets name)
+fails="" dumps=0 failed_run=""
+for i in 1 2 3 4 5 6 7 8 9 10; do
+    if ! run "$ename-$i" "dump_interval_ms=1" "$out/gcc/exec_dumping" $((i % 5 + 1)); then
+        failed_run=1 # (said by run)
+        continue
+    fi
+    for f in "$tmp/$ename-$i"/p.*.hpf.*; do
+        case $f in
+        *.tmp) continue ;;
+        *"*") continue ;; # no dump at all in this run
+        esac
+        dumps=$((dumps + 1))
+        "$report" --format json -o "$tmp/ed.json" "$f" 2>"$tmp/ed.err" ||
+            fails="$fails $(basename "$f"): $(head -c 150 "$tmp/ed.err");"
+    done
+done
+if [ -n "$failed_run" ]; then
+    :
+elif [ -n "$fails" ]; then
+    bad "$ename" "$(echo "$fails" | head -c 400)"
+elif [ $dumps -lt 10 ]; then
+    bad "$ename" "$dumps numbered dumps in ten runs, expected at least 10"
+else
+    ok "$ename"
+fi
+
 # The same four threads ended by SIGTERM: the profile written on the way down is one moment too
 # (the three other threads keep allocating while the signal's thread writes it).
 name=busy-killed

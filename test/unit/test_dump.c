@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void hp_test_write_stacks(int fd, uint32_t n);
 
@@ -347,6 +349,80 @@ START_TEST(long_shared_prefix)
 }
 END_TEST
 
+/* ---------- naming a whole dump (place_file) ---------- */
+
+int hp_test_place_file(const char *tmp, const char *path, char *used, size_t cap, int plain);
+
+static void put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int holds(const char *path, const char *text)
+{
+    char buf[64] = {0};
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    return n == strlen(text) && memcmp(buf, text, n) == 0;
+}
+
+/* Each way of naming (renameat2 without replacing, a hard link, a rename once the name is seen
+ * free): the first free name of path, path-1, path-2, ... is taken, no existing file (nor a
+ * symbolic link, dangling or not) is replaced, and the .tmp is gone. */
+START_TEST(place_never_replaces)
+{
+    int plain = _i;
+    char dir[] = "/tmp/heapprof-place.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char tmp[256], path[256], p1[256], p2[256], used[256];
+    snprintf(tmp, sizeof tmp, "%s/p.hpf.1.tmp", dir);
+    snprintf(path, sizeof path, "%s/p.hpf.1", dir);
+    snprintf(p1, sizeof p1, "%s/p.hpf.1-1", dir);
+    snprintf(p2, sizeof p2, "%s/p.hpf.1-2", dir);
+
+    put(tmp, "first");
+    ck_assert_int_eq(hp_test_place_file(tmp, path, used, sizeof used, plain), 0);
+    ck_assert_str_eq(used, path);
+    ck_assert(holds(path, "first"));
+    ck_assert_int_ne(access(tmp, F_OK), 0);
+
+    put(tmp, "second"); /* path is taken: path-1 */
+    ck_assert_int_eq(hp_test_place_file(tmp, path, used, sizeof used, plain), 0);
+    ck_assert_str_eq(used, p1);
+    ck_assert(holds(path, "first"));
+    ck_assert(holds(p1, "second"));
+    ck_assert_int_ne(access(tmp, F_OK), 0);
+
+    ck_assert_int_eq(symlink("/nonexistent/heapprof-target", p2), 0); /* dangling: still taken */
+    put(tmp, "third");
+    ck_assert_int_eq(hp_test_place_file(tmp, path, used, sizeof used, plain), 0);
+    char p3[256];
+    snprintf(p3, sizeof p3, "%s/p.hpf.1-3", dir);
+    ck_assert_str_eq(used, p3);
+    ck_assert(holds(p3, "third"));
+    struct stat st;
+    ck_assert_int_eq(lstat(p2, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+
+    /* No tmp: an error, nothing made. */
+    ck_assert_int_eq(hp_test_place_file(tmp, path, used, sizeof used, plain), -1);
+    char p4[256];
+    snprintf(p4, sizeof p4, "%s/p.hpf.1-4", dir);
+    ck_assert_int_ne(access(p4, F_OK), 0);
+
+    const char *all[] = {path, p1, p2, p3};
+    for (unsigned i = 0; i < 4; i++)
+        unlink(all[i]);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dump");
@@ -355,6 +431,7 @@ int main(void)
     tcase_add_test(tc, shared_outer_frames);
     tcase_add_test(tc, random_stacks);
     tcase_add_test(tc, long_shared_prefix);
+    tcase_add_loop_test(tc, place_never_replaces, 0, 3);
     suite_add_tcase(s, tc);
     return hp_unit_run(s);
 }
