@@ -537,10 +537,34 @@ static HP_COLD int drop_forwarder(const uintptr_t **out, int n, uint64_t *hash)
 static int capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc,
                    const uintptr_t **out, uint64_t *hash, uintptr_t frame);
 
+/* A walk that went on through a signal frame into a call of the shim's that the signal
+ * interrupted (outside a recording: the handler's allocation is then an ordinary one) came to
+ * the shim's frames of that call: they are left out, into pcs, as hp_stack_capture_nested and
+ * libunwind's capture leave them out, so the handler's stack reads as if it had interrupted
+ * the program at its call into the allocator. (The cfi walk's frames are in its cache, which
+ * stays as it is.) Frame 0 is never the shim's: every capture starts past its frames. */
+static inline int drop_interrupted_shim(uintptr_t *pcs, const uintptr_t **out, int n, uint64_t *hash)
+{
+    const uintptr_t *f = *out;
+    int i = 1;
+    while (i < n && !in_shim(f[i]))
+        i++;
+    if (HP_LIKELY(i >= n))
+        return n;
+    int k = 0;
+    for (int j = 0; j < n; j++)
+        if (!in_shim(f[j]))
+            pcs[k++] = f[j]; /* (k <= j: in place when f is pcs) */
+    *out = pcs;
+    *hash = hp_stack_hash(pcs, k);
+    return k;
+}
+
 int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc,
                      const uintptr_t **out, uint64_t *hash, uintptr_t frame)
 {
     int n = capture(pcs, max, truncated, wc, out, hash, frame);
+    n = drop_interrupted_shim(pcs, out, n, hash);
     if (HP_UNLIKELY(hp_be.fwd_hi != 0) && n > 0)
         n = drop_forwarder(out, n, hash);
     return n;
