@@ -264,9 +264,10 @@ static int create_file(const char *path, char *used, size_t cap, const char *not
 
 /* Give the whole dump written at tmp its name: path, or path-1, path-2, ... if that exists
  * (as create_file would have chosen), never over another file. renameat2 with
- * RENAME_NOREPLACE; where the kernel or file system lacks that, a hard link and the unlink of
- * tmp; where there are no hard links either, a plain rename once path is seen not to exist.
- * 0 with the name in used; -1 with errno (tmp is left as it is). */
+ * RENAME_NOREPLACE; where that fails (a kernel or file system without it, a filter refusing
+ * it), a hard link and the unlink of tmp; where that fails too (no hard links: vfat), a plain
+ * rename once path is seen not to exist. 0 with the name in used; -1 with errno (tmp is left
+ * as it is). */
 static int place_file_as(const char *tmp, const char *path, char *used, size_t cap, int plain)
 {
     /* plain: 0 to begin with renameat2; 1: no RENAME_NOREPLACE here; 2: no hard links either */
@@ -280,9 +281,7 @@ static int place_file_as(const char *tmp, const char *path, char *used, size_t c
                 return 0;
             if (errno == EEXIST)
                 continue;
-            if (errno != EINVAL && errno != ENOSYS)
-                return -1;
-            plain = 1;
+            plain = 1; /* EINVAL, ENOSYS; or a filter's EPERM: the next way may be allowed */
         }
         if (plain == 1) {
             if (syscall(SYS_link, tmp, used) == 0) {
@@ -291,8 +290,6 @@ static int place_file_as(const char *tmp, const char *path, char *used, size_t c
             }
             if (errno == EEXIST)
                 continue;
-            if (errno != EPERM && errno != EOPNOTSUPP)
-                return -1;
             plain = 2;
         }
         struct stat st;
@@ -1261,8 +1258,8 @@ static int dump(int reason)
          * killed while it writes one leaves a .tmp, not a numbered dump without its end.
          * The peak dump is renamed over the previous one. Under a filter the shim did not
          * see installed (which may kill on a call it does not list) numbered dumps are
-         * written in place, with no more calls than before. */
-        aside = !peak && !hp_filtered;
+         * written in place, with no calls they did not make before. */
+        aside = !peak && !hp_filtered && hp_seccomp_mode() == 0; /* (a filter installed since) */
         if (peak)
             hp_fmt(path, sizeof path, "%s.peak.tmp", out_path);
         else

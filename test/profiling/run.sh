@@ -774,10 +774,16 @@ fi
 # at 1 ms): the exec cuts one off wherever it is. Every numbered dump must be whole (each is
 # written as N.tmp and named when its end is written; the old build left a numbered file
 # without its end in 3 runs of 10). Ten runs, from 3 to 15 ms of dumps before the exec.
+# Under a seccomp filter the shim did not see installed (a container's) numbered dumps are
+# written in place (no call they did not make before): then the test does not apply.
 gcc -O2 -g -o "$out/gcc/exec_dumping" test/profiling/exec_dumping.c
 ename=exec-during-dump # (run sets name)
 fails="" dumps=0 failed_run=""
+seccomp=$(sed -n 's/^Seccomp:[[:space:]]*//p' /proc/self/status 2>/dev/null)
+[ "${seccomp:-0}" = 0 ] || failed_run=1
+[ "${seccomp:-0}" = 0 ] || echo "skip $ename: this process runs under a seccomp filter (Seccomp: $seccomp)"
 for i in 1 2 3 4 5 6 7 8 9 10; do
+    [ -z "$failed_run" ] || break
     if ! run "$ename-$i" "dump_interval_ms=1" "$out/gcc/exec_dumping" $((i % 5 + 1)); then
         failed_run=1 # (said by run)
         continue
