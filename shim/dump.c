@@ -229,8 +229,10 @@ static void file_error(int e, const char *what, char *why, size_t cap)
 }
 
 /* Create path (or path-1, path-2, ... if it exists) exclusively, without following links.
- * A failure is reported with note after it, or not at all when note is NULL. */
-static int create_file(const char *path, char *used, size_t cap, const char *note)
+ * A failure is reported with note after it, or not at all when note is NULL; the report names
+ * shown (the name the file was to have in the end: a numbered dump's, not its .tmp). */
+static int create_file_shown(const char *path, const char *shown, char *used, size_t cap,
+                             const char *note)
 {
     for (int k = 0; k < 100; k++) {
         if (k == 0)
@@ -257,9 +259,14 @@ static int create_file(const char *path, char *used, size_t cap, const char *not
             hp_fmt(why, sizeof why, "open refused (errno %d; a seccomp sandbox?)", e);
         else
             file_error(e, "open failed", why, sizeof why);
-        hp_error("cannot create profile %s: %s%s", path, why, note);
+        hp_error("cannot create profile %s: %s%s", shown, why, note);
     }
     return -1;
+}
+
+static int create_file(const char *path, char *used, size_t cap, const char *note)
+{
+    return create_file_shown(path, path, used, cap, note);
 }
 
 /* Give the whole dump written at tmp its name: path, or path-1, path-2, ... if that exists
@@ -1267,8 +1274,12 @@ static int dump(int reason)
         /* An interval dump that cannot be made (after the process gave up its privileges,
          * say) is said once, not every interval. */
         static int failed_before;
-        w->fd = create_file(path, used, sizeof used,
-                            failed_before ? NULL : " (later on-demand dumps that fail are not reported)");
+        static char shown[1200];
+        hp_strlcpy(shown, path, sizeof shown);
+        if (aside)
+            shown[hp_strlen(shown) - 4] = 0; /* without ".tmp" */
+        w->fd = create_file_shown(path, shown, used, sizeof used,
+                                  failed_before ? NULL : " (later on-demand dumps that fail are not reported)");
         if (w->fd < 0) {
             failed_before = 1;
             return dump_abandon(-1);
