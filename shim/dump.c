@@ -1042,13 +1042,14 @@ static void write_stacks(struct writer *w, uint32_t n)
 }
 
 #ifdef HP_UNIT_TEST
-/* For test_dump: the stack records of contexts 1..n-1 as a dump writes them, to fd. */
+/* For test_dump: place_file, beginning with the way `plain` names. */
 int hp_test_place_file(const char *tmp, const char *path, char *used, size_t cap, int plain);
 int hp_test_place_file(const char *tmp, const char *path, char *used, size_t cap, int plain)
 {
     return place_file_as(tmp, path, used, cap, plain);
 }
 
+/* For test_dump: the stack records of contexts 1..n-1 as a dump writes them, to fd. */
 void hp_test_write_stacks(int fd, uint32_t n);
 void hp_test_write_stacks(int fd, uint32_t n)
 {
