@@ -53,7 +53,13 @@ static int hr_load_all(struct hr_profile *profiles, char **paths, int n, FILE *e
     for (int i = 0; i < n; i++) {
         char msg[HR_ERR_MAX];
         if (hr_profile_load(&profiles[i], paths[i], msg)) {
-            fprintf(err, "heapprof-report: %s: %s\n", paths[i], msg);
+            /* The shim writes numbered dumps as NAME.tmp and renames them when whole: a .tmp
+             * that remains is one its process never finished. */
+            size_t len = strlen(paths[i]);
+            int tmp = len > 4 && strcmp(paths[i] + len - 4, ".tmp") == 0;
+            fprintf(err, "heapprof-report: %s: %s%s\n", paths[i],
+                    tmp ? "an unfinished dump (its process exec'd or was killed while writing it): " : "",
+                    msg);
             failed++;
         }
     }

@@ -209,7 +209,7 @@ START_TEST(bad_profiles)
     unlink(outpath);
 
     ck_assert_int_eq(run("-o", outpath, path, cut, NULL), 1);
-    char want[512];
+    char want[1200];
     snprintf(want, sizeof want, "heapprof-report: %s: no END record", cut);
     one_line_error(want);
     ck_assert_str_eq(out_text, "");
@@ -219,6 +219,17 @@ START_TEST(bad_profiles)
     ck_assert_int_eq(run(junk, NULL), 1);
     snprintf(want, sizeof want, "heapprof-report: %s: not a heapprof profile (bad magic)", junk);
     one_line_error(want);
+
+    /* A dump the shim never finished (left as NAME.tmp): said so. */
+    char tmpname[512];
+    snprintf(tmpname, sizeof tmpname, "%s.3.tmp", cut);
+    ck_assert_int_eq(rename(cut, tmpname), 0);
+    ck_assert_int_eq(run(tmpname, NULL), 1);
+    snprintf(want, sizeof want,
+             "heapprof-report: %s: an unfinished dump (its process exec'd or was killed while "
+             "writing it): no END record", tmpname);
+    one_line_error(want);
+    ck_assert_int_eq(rename(tmpname, cut), 0);
 
     ck_assert_int_eq(run("/nonexistent/x.hpf", NULL), 1);
     one_line_error("heapprof-report: /nonexistent/x.hpf: No such file or directory");
