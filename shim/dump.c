@@ -228,17 +228,24 @@ static void file_error(int e, const char *what, char *why, size_t cap)
         hp_fmt(why, cap, "%s (errno %d)", what, e);
 }
 
+/* Name k of those a file meant to be path may take: path itself, then path-1, path-2, ... */
+#define NAME_TRIES 100
+static void name_try(char *used, size_t cap, const char *path, int k)
+{
+    if (k == 0)
+        hp_strlcpy(used, path, cap);
+    else
+        hp_fmt(used, cap, "%s-%d", path, k);
+}
+
 /* Create path (or path-1, path-2, ... if it exists) exclusively, without following links.
  * A failure is reported with note after it, or not at all when note is NULL; the report names
  * shown (the name the file was to have in the end: a numbered dump's, not its .tmp). */
 static int create_file_shown(const char *path, const char *shown, char *used, size_t cap,
                              const char *note)
 {
-    for (int k = 0; k < 100; k++) {
-        if (k == 0)
-            hp_strlcpy(used, path, cap);
-        else
-            hp_fmt(used, cap, "%s-%d", path, k);
+    for (int k = 0; k < NAME_TRIES; k++) {
+        name_try(used, cap, path, k);
         /* Readable too: dumps and forked children copy the spool's records (pread). */
         int fd = (int)hp_sys_open(used, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd >= 0)
@@ -278,11 +285,8 @@ static int create_file(const char *path, char *used, size_t cap, const char *not
 static int place_file_as(const char *tmp, const char *path, char *used, size_t cap, int plain)
 {
     /* plain: 0 to begin with renameat2; 1: no RENAME_NOREPLACE here; 2: no hard links either */
-    for (int k = 0; k < 100; k++) {
-        if (k == 0)
-            hp_strlcpy(used, path, cap);
-        else
-            hp_fmt(used, cap, "%s-%d", path, k);
+    for (int k = 0; k < NAME_TRIES; k++) {
+        name_try(used, cap, path, k);
         if (plain == 0) {
             if (syscall(SYS_renameat2, AT_FDCWD, tmp, AT_FDCWD, used, RENAME_NOREPLACE) == 0)
                 return 0;
@@ -1229,6 +1233,7 @@ static int dump(int reason)
     uint64_t at = 0; /* where in the file the writer starts */
     int rc = 0, aside = 0;
     static char used[1200];
+    static char final_name[1200]; /* a numbered or peak dump's name once whole */
     hp_lock(&spool_lock);
     if (final) {
         /* The exit profile continues the spool file, which already holds evicted HIBs. */
@@ -1269,17 +1274,14 @@ static int dump(int reason)
          * written in place, with no calls they did not make before. */
         aside = !peak && !hp_filtered && hp_seccomp_mode() == 0; /* (a filter installed since) */
         if (peak)
-            hp_fmt(path, sizeof path, "%s.peak.tmp", out_path);
+            hp_fmt(final_name, sizeof final_name, "%s.peak", out_path);
         else
-            hp_fmt(path, sizeof path, aside ? "%s.%u.tmp" : "%s.%u", out_path, dump_seq + 1);
+            hp_fmt(final_name, sizeof final_name, "%s.%u", out_path, dump_seq + 1);
+        hp_fmt(path, sizeof path, aside || peak ? "%s.tmp" : "%s", final_name);
         /* An interval dump that cannot be made (after the process gave up its privileges,
          * say) is said once, not every interval. */
         static int failed_before;
-        static char shown[1200];
-        hp_strlcpy(shown, path, sizeof shown);
-        if (aside)
-            shown[hp_strlen(shown) - 4] = 0; /* without ".tmp" */
-        w->fd = create_file_shown(path, shown, used, sizeof used,
+        w->fd = create_file_shown(path, final_name, used, sizeof used,
                                   failed_before ? NULL : " (later on-demand dumps that fail are not reported)");
         if (w->fd < 0) {
             failed_before = 1;
@@ -1363,10 +1365,9 @@ static int dump(int reason)
      * what write() put in the page cache is what every reader sees, and waiting for the disk
      * cost every process 0.4-0.7 ms at exit here (more on slow or network file systems). */
     if (aside && !w->err) {
-        static char tmp_path[1200], final_path[1200];
+        static char tmp_path[1200];
         hp_strlcpy(tmp_path, used, sizeof tmp_path);
-        hp_fmt(final_path, sizeof final_path, "%s.%u", out_path, dump_seq);
-        if (place_file(tmp_path, final_path, used, sizeof used) != 0) {
+        if (place_file(tmp_path, final_name, used, sizeof used) != 0) {
             w->err = errno;
             hp_strlcpy(used, tmp_path, sizeof used); /* removed below */
         }
@@ -1376,10 +1377,8 @@ static int dump(int reason)
     if (!final && !provisional)
         syscall(SYS_close, w->fd);
     if (peak && !w->err) {
-        static char final_path[1200];
-        hp_fmt(final_path, sizeof final_path, "%s.peak", out_path);
-        if (syscall(SYS_rename, used, final_path) == 0)
-            hp_strlcpy(used, final_path, sizeof used);
+        if (syscall(SYS_rename, used, final_name) == 0)
+            hp_strlcpy(used, final_name, sizeof used);
         else
             w->err = errno;
     }
