@@ -1516,7 +1516,8 @@ HP_COLD void hp_dump_run_pending(void)
  * system call until the installing thread knows whether it took. */
 static int interval_go_on(void)
 {
-    while (__atomic_load_n(&hp_sandboxing, __ATOMIC_SEQ_CST) && !__atomic_load_n(&hp_sandboxed, __ATOMIC_SEQ_CST))
+    while (__atomic_load_n(&hp_sandboxing, __ATOMIC_SEQ_CST) &&
+           !__atomic_load_n(&hp_sandboxed, __ATOMIC_SEQ_CST))
         hp_cpu_relax();
     return !__atomic_load_n(&hp_sandboxed, __ATOMIC_SEQ_CST);
 }

@@ -48,17 +48,17 @@ static inline void hp_lock_reset(hp_lock_t *l) { __atomic_store_n(&l->v, 0, __AT
 /* An owner lock: one thread, the owner, takes it on nearly every event; other threads take it
  * seldom (a dump's flush, a fork). A plain lock costs the owner an atomic exchange each time,
  * which on x86 waits for every store before it to leave the store buffer: 1.5-4% of python3's
- * time under the shim (bench/ab.sh, three measurements; the kept lock gained 3%). Here the owner only stores busy = 1 and reads held (a
- * Dekker handshake with the store-load fence left out); another thread takes held with an
- * atomic exchange, then makes every thread of the process pass a full fence
- * (hp_olock_barrier: membarrier(2)) before it reads busy. After that fence either the owner's
- * busy = 1 is visible to it, or the owner's read of held comes after the fence and sees the
- * claim. When the barrier is not available (hp_olock_asym == 0: an old kernel, a seccomp
- * filter) the lock is symmetric (sym): the owner takes held with an exchange as well, a plain
- * lock. The owner reads held and the mode in one 16-bit load (gate): with the mode in a
- * global, or in a byte of its own read apart, bench/alloc_bench with two threads ran 15%
- * slower (three builds, measured three times each; a load more right after the owner's store,
- * not understood further).
+ * time under the shim (bench/ab.sh, three measurements; the kept lock gained 3%). Here the
+ * owner only stores busy = 1 and reads held (a Dekker handshake with the store-load fence
+ * left out); another thread takes held with an atomic exchange, then makes every thread of
+ * the process pass a full fence (hp_olock_barrier: membarrier(2)) before it reads busy.
+ * After that fence either the owner's busy = 1 is visible to it, or the owner's read of held
+ * comes after the fence and sees the claim. When the barrier is not available
+ * (hp_olock_asym == 0: an old kernel, a seccomp filter) the lock is symmetric (sym): the
+ * owner takes held with an exchange as well, a plain lock. The owner reads held and the mode
+ * in one 16-bit load (gate): with the mode in a global, or in a byte of its own read apart,
+ * bench/alloc_bench with two threads ran 15% slower (three builds, measured three times each;
+ * a load more right after the owner's store, not understood further).
  * With the fields in one 32-bit word, the lock has the size of an hp_lock_t. */
 typedef struct {
     union {
