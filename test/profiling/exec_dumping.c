@@ -1,6 +1,7 @@
 /* A process that execs while its interval thread writes a dump. It makes 4,096 contexts (a
  * binary tree of calls twelve deep, one live block at each leaf), so that a dump takes a while,
- * lets dump_interval_ms=1 write dumps back to back for ROUNDS x 3 ms, then execs itself with
+ * lets dump_interval_ms=1 write dumps back to back for ROUNDS x 3 ms (replacing a block every
+ * half millisecond meanwhile, so that every tick has a change to write), then execs itself with
  * the argument "done" (that image allocates a little and exits). The exec cuts the dump in
  * progress off wherever it is: no numbered dump (p.PID.hpf.N) may be left without its end;
  * what was cut off must be left under another name (N.tmp). Usage: exec_dumping [ROUNDS] */
@@ -46,9 +47,14 @@ int main(int argc, char **argv)
     }
     int rounds = argc > 1 ? atoi(argv[1]) : 1;
     grow(0, 0);
-    struct timespec ts = {0, 3 * 1000 * 1000};
-    for (int i = 0; i < rounds; i++)
+    /* A block replaced every half millisecond: every tick finds a change, so it writes a dump
+     * (a tick at which nothing changed writes none). */
+    struct timespec ts = {0, 500 * 1000};
+    for (int i = 0; i < rounds * 6; i++) {
+        free(leaves[0]);
+        leaves[0] = malloc(24 + (size_t)i % 40);
         nanosleep(&ts, NULL);
+    }
     char *args[] = {argv[0], "done", NULL};
     execv("/proc/self/exe", args);
     return 1;

@@ -745,15 +745,33 @@ if run "$name" "" "$out/gcc/reload" "$rel/libreload_a.so" "$rel/libreload_b.so";
     check "$name" reload "$(ls "$tmp/$name"/p.*.hpf | head -1)"
 fi
 
-# Periodic dumps: a program that runs ~450 ms with dump_interval_ms=100 leaves several.
+# Periodic dumps: a program that allocates now and then for ~300 ms, idles for 600 ms and
+# allocates for ~300 ms more, at dump_interval_ms=100, leaves several, and no two numbered
+# dumps in a row with the same totals (a tick at which nothing changed since the last one
+# writes none). Each is a complete profile.
+gcc -O1 -g -o "$out/gcc/interval_idle" test/profiling/interval_idle.c
 name=interval
-if run "$name" "dump_interval_ms=100" sh -c 'sleep 0.45'; then
+if run "$name" "dump_interval_ms=100" "$out/gcc/interval_idle"; then
     n=$(dumps_in "$tmp/$name")
-    if [ "$n" -ge 2 ]; then
+    if [ "$n" -ge 3 ]; then
         check "$name-dump" interval "$(ls "$tmp/$name"/p.*.hpf.1 | head -1)"
+        prev= same= i=1
+        while [ -f "$(ls "$tmp/$name"/p.*.hpf.$i 2>/dev/null | head -1)" ]; do
+            "$report" --format json -o "$tmp/iv.json" "$(ls "$tmp/$name"/p.*.hpf.$i | head -1)" 2>/dev/null
+            cur=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]; print(s["total_allocs"], s["total_frees"], s["total_bytes"])' "$tmp/iv.json")
+            [ "$cur" = "$prev" ] && same="$same $((i - 1))/$i"
+            prev=$cur i=$((i + 1))
+        done
+        if [ -z "$same" ]; then ok "$name-no-repeats"; else bad "$name-no-repeats" "dumps with the same totals:$same"; fi
     else
-        bad "$name" "$n interval dumps, expected at least 2"
+        bad "$name" "$n interval dumps, expected at least 3"
     fi
+fi
+# An idle program (sleep, 450 ms) leaves one interval dump, not one per tick.
+name=interval-idle
+if run "$name" "dump_interval_ms=100" sleep 0.45; then
+    n=$(dumps_in "$tmp/$name")
+    if [ "$n" -eq 1 ]; then ok "$name"; else bad "$name" "$n interval dumps, expected 1"; fi
 fi
 
 # Periodic dumps while four threads allocate and free at full speed: each dump is one moment
