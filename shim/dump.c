@@ -1582,6 +1582,7 @@ static void start_interval_thread(void)
     pthread_sigmask(SIG_SETMASK, &all, &old); /* the program's signals are not ours to take */
     pthread_t th;
     hp_note_threads();
+    hp_fd_table_grow();
     if (pthread_create(&th, NULL, interval_thread, NULL) == 0)
         pthread_detach(th);
     else

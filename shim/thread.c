@@ -1,5 +1,6 @@
-/* pthread_create, interposed only to tell the profiler that the process is about to have a
- * second thread before that thread can allocate (its counters switch to atomic updates). */
+/* pthread_create, interposed to tell the profiler that the process is about to have a second
+ * thread before that thread can allocate (its counters switch to atomic updates), and to grow
+ * the descriptor table while the process has one thread (hp_fd_table_grow). */
 #include "hp.h"
 
 #include <dlfcn.h>
@@ -13,5 +14,6 @@ HP_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
     if (!real)
         real = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
     hp_note_threads();
+    hp_fd_table_grow();
     return real(th, attr, fn, arg);
 }

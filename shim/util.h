@@ -124,6 +124,9 @@ long hp_sys_open(const char *path, int flags, int mode);
 /* A descriptor the shim (or a library it loaded) made, moved to a high free number: fd itself
  * when it cannot be moved. Close-on-exec. errno is kept. */
 long hp_fd_high(long fd);
+/* Grow the descriptor table up to where hp_fd_high puts descriptors, once per process, while it
+ * has one thread (before pthread_create): later moves then never wait for the kernel. */
+void hp_fd_table_grow(void);
 /* Sleep about ns nanoseconds (under a second). Not libc's nanosleep: that is a cancellation
  * point, and a thread cancelled while it waits inside the shim would die holding the shim's
  * locks (its thread cache's among them: every later dump, fork and its own exit would then

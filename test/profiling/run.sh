@@ -901,6 +901,19 @@ if run "$name" "dump_interval_ms=50" "$out/gcc/interval_fork"; then
     fi
 fi
 
+# A forked child that starts a thread has its descriptor table grown up to the shim's own
+# descriptor numbers before the second thread runs (growing it later, with two threads, made
+# the kernel wait for an RCU grace period: 14 ms a child here).
+gcc -O1 -g -pthread -o "$out/gcc/fork_fdtable" test/profiling/fork_fdtable.c
+name=fork-fdtable
+if run "$name" "" "$out/gcc/fork_fdtable"; then
+    nofile=$(ulimit -n)
+    want=1000
+    [ "$nofile" != unlimited ] && [ $((nofile / 4 * 3)) -lt $want ] && want=$((nofile / 4 * 3))
+    got=$(sed -n 's/^fdsize //p' "$tmp/$name.out")
+    if [ -n "$got" ] && [ "$got" -gt "$want" ]; then ok "$name"; else bad "$name" "FDSize '$got' in the child, expected above $want"; fi
+fi
+
 # The exit profile waits for an interval dump in progress instead of being skipped.
 gcc -O1 -g -o "$out/gcc/exit_race" test/profiling/exit_race.c
 name=exit-race
