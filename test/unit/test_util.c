@@ -22,6 +22,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 /* ---------- hp_fmt ---------- */
 
@@ -509,6 +510,44 @@ START_TEST(test_sys_open_high)
 }
 END_TEST
 
+static long status_fdsize(void)
+{
+    char buf[4096];
+    long n = hp_read_proc_self("status", buf, sizeof buf - 1);
+    ck_assert_int_gt(n, 0);
+    buf[n] = 0;
+    const char *p = strstr(buf, "FDSize:");
+    ck_assert_ptr_nonnull(p);
+    return strtol(p + 7, NULL, 10);
+}
+
+/* In a forked child (its table only as big as its open descriptors need): the table reaches
+ * the shim's numbers, nothing stays open, errno is kept. */
+START_TEST(test_fd_table_grow)
+{
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        uint64_t nofile = hp_soft_limit(RLIMIT_NOFILE);
+        long want = nofile / 4 * 3 < 1000 ? (long)(nofile / 4 * 3) : 1000;
+        int low = open("/dev/null", O_RDONLY);
+        close(low);
+        errno = EXDEV;
+        hp_fd_table_grow();
+        int ok = errno == EXDEV && status_fdsize() > want;
+        int again = open("/dev/null", O_RDONLY);
+        ok = ok && again == low;
+        close(again);
+        hp_fd_table_grow(); /* once per process: nothing else happens */
+        ok = ok && status_fdsize() > want;
+        _exit(ok ? 0 : 1);
+    }
+    int st = 0;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+END_TEST
+
 START_TEST(test_next_fn)
 {
     static void *slot;
@@ -770,6 +809,7 @@ int main(void)
     tcase_add_test(tc, test_seccomp_mode);
     tcase_add_test(tc, test_log_fd_fit);
     tcase_add_test(tc, test_sys_open_high);
+    tcase_add_test(tc, test_fd_table_grow);
     tcase_add_test(tc, test_next_fn);
     tcase_add_test(tc, test_vdso_sym);
     tcase_add_test(tc, test_olock_excludes_with_membarrier);
