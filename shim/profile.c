@@ -1457,11 +1457,20 @@ void hp_profile_init(void)
 /* Fork: the child must find every structure consistent, so the parent holds all locks across
  * fork(). Order: registry, each thread (list order), table sets, peak. (The dump lock is taken
  * before these, the spool lock and the metadata lock after them: init.c.) */
+/* The sets fork_prepare locked: those the context ids so far map to (set_of). The others
+ * were never touched, and no context is made until the fork is over (every thread's cache is
+ * taken, the dump lock held). Locking all of them (8,192 by default, 32 pages) made every fork
+ * copy their pages twice, in the parent and in the child, and faulted them all in at the
+ * first. */
+static uint64_t fork_sets;
+
 void hp_profile_fork_prepare(void)
 {
     hp_lock(&registry_lock);
     take_all(all_threads);
-    for (uint64_t i = 0; i < nsets; i++)
+    uint64_t used = __atomic_load_n(&hp_prof.next_id, __ATOMIC_ACQUIRE) / ways + 1;
+    fork_sets = used < nsets ? used : nsets;
+    for (uint64_t i = 0; i < fork_sets; i++)
         hp_lock(&sets[i].lock);
     hp_lock(&peak_lock);
 }
@@ -1469,7 +1478,7 @@ void hp_profile_fork_prepare(void)
 void hp_profile_fork_parent(void)
 {
     hp_unlock(&peak_lock);
-    for (uint64_t i = nsets; i-- > 0;)
+    for (uint64_t i = fork_sets; i-- > 0;)
         hp_unlock(&sets[i].lock);
     for (struct hp_thread *t = all_threads; t; t = t->next_all)
         hp_olock_release(&t->lock);
@@ -1480,7 +1489,7 @@ void hp_profile_fork_child(void)
 {
     hold = moving = flushing = 0; /* no dump runs in the child, nor any other thread's move */
     hp_lock_reset(&peak_lock);
-    for (uint64_t i = 0; i < nsets; i++)
+    for (uint64_t i = 0; i < fork_sets; i++)
         hp_lock_reset(&sets[i].lock);
     /* Only the forking thread survives: the others' counters go to the contexts now, their
      * HIBs at the child's first dump (orphan_counters). */
