@@ -286,11 +286,10 @@ void hp_fd_table_grow(void)
 {
     static int grown_pid;
     int pid = (int)syscall(SYS_getpid);
-    /* Not under a seccomp filter: one the process started under was written for the program,
-     * which may never open "/" (the moves themselves are the shim's, made anyway). */
+    /* Not under a seccomp filter the shim saw installed (no opens then). Under one the process
+     * started under (a container's, or man's for col) it opens files as it does anyway. */
     if (__atomic_load_n(&grown_pid, __ATOMIC_RELAXED) == pid ||
-        __atomic_load_n(&hp_sandboxed, __ATOMIC_RELAXED) ||
-        __atomic_load_n(&hp_filtered, __ATOMIC_RELAXED))
+        __atomic_load_n(&hp_sandboxed, __ATOMIC_RELAXED))
         return;
     int saved = errno;
     long fd = syscall(SYS_openat, AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
