@@ -1454,9 +1454,6 @@ void hp_profile_init(void)
     hp_profiling = 1;
 }
 
-/* Fork: the child must find every structure consistent, so the parent holds all locks across
- * fork(). Order: registry, each thread (list order), table sets, peak. (The dump lock is taken
- * before these, the spool lock and the metadata lock after them: init.c.) */
 /* The sets fork_prepare locked: those the context ids so far map to (set_of). The others
  * were never touched, and no context is made until the fork is over (every thread's cache is
  * taken, the dump lock held). Locking all of them (8,192 by default, 32 pages) made every fork
@@ -1464,6 +1461,9 @@ void hp_profile_init(void)
  * first. */
 static uint64_t fork_sets;
 
+/* Fork: the child must find every structure consistent, so the parent holds all locks across
+ * fork(). Order: registry, each thread (list order), table sets in use, peak. (The dump lock is
+ * taken before these, the spool lock and the metadata lock after them: init.c.) */
 void hp_profile_fork_prepare(void)
 {
     hp_lock(&registry_lock);
