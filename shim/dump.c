@@ -1233,15 +1233,6 @@ static int dump(int reason)
     uint64_t t_allocs = __atomic_load_n(&hp_prof.total_allocs, __ATOMIC_RELAXED);
     uint64_t t_frees = __atomic_load_n(&hp_prof.total_frees, __ATOMIC_RELAXED);
     uint64_t t_bytes = __atomic_load_n(&hp_prof.total_bytes, __ATOMIC_RELAXED);
-    if (reason == HPF_DUMP_INTERVAL && numbered_seen && t_allocs == numbered_allocs &&
-        t_frees == numbered_frees && t_bytes == numbered_bytes) {
-        hp_profile_hold(0);
-        hp_tls.depth--;
-        hp_unlock(&dump_lock);
-        if (!hp_tls.depth && HP_UNLIKELY(hp_dump_pending))
-            hp_dump_run_pending();
-        return 0;
-    }
     uint32_t now = hp_now_ms(), cpu = hp_cpu();
     hp_peak_finish();
     struct writer *w = &wr;
@@ -1255,6 +1246,9 @@ static int dump(int reason)
     static char used[1200];
     static char final_name[1200]; /* a numbered or peak dump's name once whole */
     hp_lock(&spool_lock);
+    if (reason == HPF_DUMP_INTERVAL && numbered_seen && t_allocs == numbered_allocs &&
+        t_frees == numbered_frees && t_bytes == numbered_bytes)
+        return dump_abandon(0);
     if (final) {
         /* The exit profile continues the spool file, which already holds evicted HIBs. */
         if (spool_flush() != 0)
