@@ -1,9 +1,8 @@
 /* Backend resolution: looks the allocator up with dlsym and keeps only entry points that come
  * from the same object as its malloc (pvalloc under jemalloc would otherwise be glibc's). */
-#include "backend.h"
-#include "util.h"
-#include "hp.h"
-#include "patch.h"
+#include "backend/backend.h"
+#include "rt/rt.h"
+#include "backend/patch.h"
 
 #include <dlfcn.h>
 #include <gnu/libc-version.h>

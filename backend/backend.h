@@ -81,6 +81,15 @@ extern struct hp_backend hp_be;
  * allocator's object). For APIs the shim interposes beyond C's (mimalloc's mi_*, mi.c). */
 void *hp_backend_next(const char *name, const void **where);
 
+/* The next definition of name after the shim's (glibc's, for the functions the shim wraps:
+ * pthread_create, dlopen, sigaction, ...), looked up once into *slot. The one way the shim
+ * resolves a symbol it interposes, so that only backend/ knows dlsym. */
+void *hp_next_sym(void **slot, const char *name);
+/* The first definition of name in the process (dlsym(RTLD_DEFAULT)), and the definition of sym
+ * in the C++ runtime's own object (the one that defines std::get_new_handler), NULL if none. */
+void *hp_global_sym(const char *name);
+void *hp_cxx_runtime_sym(const char *sym);
+
 /* The loader's name for the object holding fn ("the program itself" for the executable), for
  * messages; out is left alone if fn is in none. */
 void hp_object_name(const void *fn, char *out, size_t cap);

@@ -24,9 +24,9 @@
  * jemalloc, mimalloc), whose operator new is its own. Any doubt (an instruction the decoder does not know, a function shorter than
  * the jump, a branch back into the replaced bytes, no room for the stubs, a page that cannot
  * be made writable) leaves every function untouched. */
-#include "patch.h"
+#include "backend/patch.h"
 #include "x86.h"
-#include "util.h"
+#include "rt/rt.h"
 
 #include <dlfcn.h>
 #include <elf.h>

@@ -1,7 +1,7 @@
 /* Bootstrap arena (see bootstrap.h): a small static region, then, only when that runs out, a
  * larger one mapped on demand; each bumped with compare-and-swap. Each block has a 32-byte
  * prefix holding its size so realloc and malloc_usable_size can answer later. */
-#include "bootstrap.h"
+#include "bootstrap/bootstrap.h"
 
 #include <sys/mman.h>
 

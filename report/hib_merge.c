@@ -2,7 +2,7 @@
  * into one; the rules are those of docs/FORMAT.md, "Merging HIB records". */
 #include "hr_profile.h"
 
-#include "hib.h"
+#include "format/format.h"
 
 void hr_hib_merge(struct hpf_hib *acc, const struct hpf_hib *rec)
 {

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hpf_format.h"
+#include "format/format.h"
 
 /* Room for one error line; parse errors never need more. */
 #define HR_ERR_MAX 256

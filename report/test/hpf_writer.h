@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hpf_format.h"
+#include "format/format.h"
 
 struct ht_buf {
     uint8_t *data;

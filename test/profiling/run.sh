@@ -23,10 +23,10 @@ CC_FP="gcc -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls"
 for cc in gcc clang; do
     cxx=g++
     [ $cc = clang ] && cxx=clang++
-    $cc -O2 -g -fno-omit-frame-pointer -pthread -Ishim -o "$out/$cc/sites" test/profiling/sites.c || bad "build-$cc" "sites.c"
+    $cc -O2 -g -fno-omit-frame-pointer -pthread -Iinclude -o "$out/$cc/sites" test/profiling/sites.c || bad "build-$cc" "sites.c"
     # Without frame pointers (as Debian builds its packages): only cfi and libunwind see past
     # the allocation site.
-    $cc -O2 -g -fomit-frame-pointer -pthread -Ishim -o "$out/$cc/sites-nofp" test/profiling/sites.c || bad "build-$cc" "sites.c nofp"
+    $cc -O2 -g -fomit-frame-pointer -pthread -Iinclude -o "$out/$cc/sites-nofp" test/profiling/sites.c || bad "build-$cc" "sites.c nofp"
     # C++17 for both compilers (clang 14 defaults to C++14: no aligned operator new).
     $cxx -std=c++17 -O2 -g -fno-omit-frame-pointer -o "$out/$cc/sites_cxx" test/profiling/sites_cxx.cc || bad "build-$cc" "sites_cxx.cc"
 done
@@ -226,7 +226,7 @@ for cc in gcc clang; do
         tcmalloc) extra="-Wl,-Bstatic -ltcmalloc_minimal -Wl,-Bdynamic -lstdc++ -lm" ;;
         esac
         # shellcheck disable=SC2086
-        if ! $cc -O2 -g -fno-omit-frame-pointer -pthread -Ishim -o "$out/$cc/sites-$al" test/profiling/sites.c $extra; then
+        if ! $cc -O2 -g -fno-omit-frame-pointer -pthread -Iinclude -o "$out/$cc/sites-$al" test/profiling/sites.c $extra; then
             bad "$name" "cannot build sites.c with $al"
             continue
         fi
@@ -248,7 +248,7 @@ for cc in gcc clang; do
     # another copy of the shim (which the shim would only forward to). Its own heapprof_dump
     # answers the program's call (-1): the signal's dump is the first.
     name=linked-own-api-$cc
-    if $cc -O2 -g -fno-omit-frame-pointer -pthread -Ishim -rdynamic -DOWN_DEFINES_API -o "$out/$cc/sites-ownapi" \
+    if $cc -O2 -g -fno-omit-frame-pointer -pthread -Iinclude -rdynamic -DOWN_DEFINES_API -o "$out/$cc/sites-ownapi" \
         test/profiling/sites.c test/profiling/own_malloc.c; then
         rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"
         if HEAPPROF_OPTIONS="output=$tmp/$name/p.%p.hpf:dump_signal=12" LD_PRELOAD="$shim" \
@@ -333,7 +333,7 @@ fi
 
 # A program built without -fPIE whose code takes the allocation functions' addresses (PLT entries
 # of its own stand for them, unbound while binding is lazy), with jemalloc preloaded first.
-gcc -O2 -g -fno-omit-frame-pointer -fno-pie -no-pie -Wl,-z,lazy -pthread -Ishim -o "$out/gcc/sites-nopie" \
+gcc -O2 -g -fno-omit-frame-pointer -fno-pie -no-pie -Wl,-z,lazy -pthread -Iinclude -o "$out/gcc/sites-nopie" \
     test/profiling/sites.c test/profiling/take_addr.c
 sites_with preloaded-first-nopie "$(lib_of jemalloc) $shim" "" "$out/gcc/sites-nopie"
 
@@ -689,7 +689,7 @@ fi
 # Workers cancelled (pthread_cancel) while dumps are written: every round ends, and the exit
 # profile counts every block the workers made. A small thread cache keeps each worker moving
 # entries out of it, which waits inside the shim while a dump is written.
-gcc -O2 -g -pthread -Ishim -o "$out/gcc/cancel" test/profiling/cancel.c
+gcc -O2 -g -pthread -Iinclude -o "$out/gcc/cancel" test/profiling/cancel.c
 name=cancel
 if run "$name" "thread_cache_size=16" "$out/gcc/cancel"; then
     n=$(sed -n 's/^blocks \([0-9]*\)$/\1/p' "$tmp/$name.out")
@@ -709,7 +709,7 @@ done
 
 # Allocation calls that succeed leave errno alone under every unwinder, with dumps on the way
 # (libunwind's pipe reads left EAGAIN in it).
-gcc -O2 -g -pthread -Ishim -o "$out/gcc/errno_kept" test/profiling/errno_kept.c
+gcc -O2 -g -pthread -Iinclude -o "$out/gcc/errno_kept" test/profiling/errno_kept.c
 for unw in cfi fp libunwind; do
     run_says errno-kept-$unw "unwinder=$unw:dump_signal=12" "errno kept" "$out/gcc/errno_kept"
 done
@@ -723,7 +723,7 @@ if run "$name" "" "$out/gcc/unload" "$out/gcc/libunload_plugin.so"; then
 fi
 
 # heapprof_dump() from a signal handler that interrupts the shim neither hangs nor loses counts.
-gcc -O2 -g -Ishim -o "$out/gcc/sigdump" test/profiling/sigdump.c
+gcc -O2 -g -Iinclude -o "$out/gcc/sigdump" test/profiling/sigdump.c
 name=sigdump
 if run "$name" "" "$out/gcc/sigdump"; then
     n=$(dumps_in "$tmp/$name")
@@ -974,7 +974,7 @@ done
 # dumps folded, another child's and its grandchild's) counts the other
 # threads' blocks exactly once, with the main thread's context whose blocks another thread
 # freed still at its true maximum; the exec'd child leaves only the new image's profile.
-gcc -O1 -g -fno-omit-frame-pointer -pthread -Ishim -o "$out/gcc/fork_threads" test/profiling/fork_threads.c
+gcc -O1 -g -fno-omit-frame-pointer -pthread -Iinclude -o "$out/gcc/fork_threads" test/profiling/fork_threads.c
 name=fork-threads
 if run "$name" "" "$out/gcc/fork_threads" /bin/true; then
     o=$tmp/$name.out
@@ -1063,7 +1063,7 @@ fi
 # kernel (copy_file_range), and by reads and writes under a seccomp filter the shim did not see
 # installed (filtered: it kills the process on copy_file_range). Every profile holds all
 # 32,768 blocks.
-gcc -O1 -g -fno-omit-frame-pointer -pthread -Ishim -o "$out/gcc/spool_copy" test/profiling/spool_copy.c
+gcc -O1 -g -fno-omit-frame-pointer -pthread -Iinclude -o "$out/gcc/spool_copy" test/profiling/spool_copy.c
 for mode in plain filtered; do
     name=spool-copy-$mode
     rm -rf "$tmp/$name"; mkdir -p "$tmp/$name"

@@ -3,11 +3,14 @@
  * headers of freed blocks stay readable). Each test runs in its own fork (CK_FORK=yes). */
 #include "unit_support.h"
 
-#include "backend.h"
-#include "bootstrap.h"
-#include "header.h"
-#include "hp.h"
-#include "options.h"
+#include "backend/backend.h"
+#include "bootstrap/bootstrap.h"
+#include "core/header_internal.h"
+#include "core/core.h"
+#include "profile/profile.h"
+#include "unwind/unwind.h"
+#include "dump/dump.h"
+#include "rt/rt.h"
 
 #include <errno.h>
 #include <malloc.h>

@@ -3,7 +3,7 @@
  * every test starts with an empty arena. */
 #include "unit_support.h"
 
-#include "bootstrap.h"
+#include "bootstrap/bootstrap.h"
 
 #include <pthread.h>
 #include <sched.h>

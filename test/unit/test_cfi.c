@@ -5,10 +5,11 @@
  * sched_getcpu. */
 #include "unit_support.h"
 
-#include "cfi.h"
-#include "hp.h"
-#include "meta.h"
-#include "options.h"
+#include "unwind/unwind.h"
+#include "core/core.h"
+#include "profile/profile.h"
+#include "dump/dump.h"
+#include "rt/rt.h"
 
 #include <sched.h>
 #include <stdint.h>

@@ -4,11 +4,12 @@
  * exactly, from a tree with one node per distinct outer part of the stacks (no node twice). */
 #include "unit_support.h"
 
-#include "hp.h"
-#include "hpf_format.h"
-#include "meta.h"
-#include "options.h"
-#include "profile_internal.h"
+#include "core/core.h"
+#include "profile/profile.h"
+#include "unwind/unwind.h"
+#include "dump/dump.h"
+#include "rt/rt.h"
+#include "format/format.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -23,7 +24,7 @@ static void init_profiler(void)
     hp_options_parse(&hp_opt, "");
     hp_clock_init();
     hp_meta_init(64u << 20);
-    hp_profile_init();
+    hp_profile_init(hp_spool_hib);
     hp_init_state = HP_INIT_DONE;
 }
 

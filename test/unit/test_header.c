@@ -1,7 +1,7 @@
 /* Unit tests for the chunk header (shim/header.h): layout, the check word and size/cpu packing. */
 #include "unit_support.h"
 
-#include "header.h"
+#include "core/header_internal.h"
 
 #include <stddef.h>
 #include <stdint.h>

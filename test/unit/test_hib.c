@@ -1,7 +1,7 @@
 /* Unit tests for HIB arithmetic (shim/hib.c): adding block events and merging partial HIBs. */
 #include "unit_support.h"
 
-#include "hib.h"
+#include "format/format.h"
 
 #include <stdint.h>
 

@@ -3,8 +3,11 @@
  * ends the process with that signal. Each test runs in its own process (CK_FORK). */
 #include "unit_support.h"
 
-#include "hp.h"
-#include "options.h"
+#include "core/core.h"
+#include "profile/profile.h"
+#include "unwind/unwind.h"
+#include "dump/dump.h"
+#include "rt/rt.h"
 
 #include <signal.h>
 #include <sys/wait.h>

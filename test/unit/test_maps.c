@@ -2,7 +2,7 @@
  * this test's own address space. */
 #include "unit_support.h"
 
-#include "maps.h"
+#include "rt/rt.h"
 
 #include <fcntl.h>
 #include <stdint.h>

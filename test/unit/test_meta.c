@@ -2,7 +2,7 @@
  * accounting and the budget. Each test runs in its own fork with a fresh arena. */
 #include "unit_support.h"
 
-#include "meta.h"
+#include "rt/rt.h"
 
 #include <pthread.h>
 #include <stdint.h>

@@ -2,8 +2,7 @@
  * "k=v:k=v" grammar, value kinds, problem counting, clamping and the help=1 table. */
 #include "unit_support.h"
 
-#include "options.h"
-#include "util.h"
+#include "rt/rt.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -22,7 +21,7 @@ static void assert_defaults(const struct hp_options *x)
 #define CHECK_SIG CHECK_INT
 #define CHECK_STR(name, def) ck_assert_msg(strcmp(x->name, def) == 0, "default of " #name);
 #define HP_OPTION(kind, name, def, doc) CHECK_##kind(name, def)
-#include "options.def"
+#include "rt/options.def"
 #undef HP_OPTION
 #undef CHECK_BOOL
 #undef CHECK_INT
@@ -325,7 +324,6 @@ START_TEST(test_print_lists_every_option)
     snprintf(want, sizeof want, "\n  %s=", #name);                                        \
     ck_assert_msg(strstr(out, want) != NULL, "option %s missing from the table", #name); \
     ck_assert_msg(strstr(out, doc) != NULL, "doc of %s missing", #name);
-#include "options.def"
 #undef HP_OPTION
     /* Values are printed as parsed. */
     snprintf(want, sizeof want, "\n  output=%s\n", o.output);

@@ -4,10 +4,12 @@
  * on real allocators. */
 #include "unit_support.h"
 
-#include "patch.h"
-#include "x86.h"
+#include "backend/backend.h"
+#include "backend/patch.h"
+#include "backend/x86.h"
 
 #include <stdint.h>
+#include <unistd.h>
 
 struct want {
     const char *what;
@@ -136,6 +138,20 @@ START_TEST(test_resolve_plt)
 }
 END_TEST
 
+/* The next definition after the caller: found once, kept in the slot. */
+START_TEST(test_next_sym)
+{
+    static void *slot;
+    void *f = hp_next_sym(&slot, "getpid");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_eq(slot, f);
+    ck_assert_int_eq(((pid_t(*)(void))f)(), getpid());
+    ck_assert_ptr_eq(hp_next_sym(&slot, "no_such_function_anywhere"), f); /* found once, kept */
+    static void *none;
+    ck_assert_ptr_null(hp_next_sym(&none, "no_such_function_anywhere"));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("patch");
@@ -144,6 +160,7 @@ int main(void)
     tcase_add_test(tc, test_branch_targets);
     tcase_add_test(tc, test_limits);
     tcase_add_test(tc, test_resolve_plt);
+    tcase_add_test(tc, test_next_sym);
     suite_add_tcase(s, tc);
     return hp_unit_run(s);
 }

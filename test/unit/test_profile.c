@@ -7,12 +7,12 @@
  * mapping of their own. Each clears rbp before calling hp_profile_alloc, which ends the frame
  * chain there: the captured stack is exactly one pc, the site's return address. */
 #include "unit_support.h"
-#include "lock.h"
+#include "rt/rt.h"
 
-#include "hp.h"
-#include "meta.h"
-#include "options.h"
-#include "profile_internal.h"
+#include "core/core.h"
+#include "profile/profile.h"
+#include "unwind/unwind.h"
+#include "dump/dump.h"
 
 #include <elf.h>
 #include <pthread.h>
@@ -65,7 +65,7 @@ static void init_profiler(const char *spec)
     hp_olock_init(); /* as init.c: thread caches' locks the owner takes without an exchange */
     hp_meta_init(64u << 20);
     hp_stack_init(); /* reads the maps: the sites' mapping is executable */
-    hp_profile_init();
+    hp_profile_init(hp_spool_hib);
     hp_init_state = HP_INIT_DONE;
     ck_assert_int_eq(hp_profiling, 1);
     memset(&hp_counters, 0, sizeof hp_counters);

@@ -3,9 +3,7 @@
 
 #include <time.h>
 
-#include "util.h"
-#include "options.h"
-#include "lock.h"
+#include "rt/rt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -548,19 +546,6 @@ START_TEST(test_fd_table_grow)
 }
 END_TEST
 
-START_TEST(test_next_fn)
-{
-    static void *slot;
-    void *f = hp_next_fn(&slot, "getpid");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_ptr_eq(slot, f);
-    ck_assert_int_eq(((pid_t(*)(void))f)(), getpid());
-    ck_assert_ptr_eq(hp_next_fn(&slot, "no_such_function_anywhere"), f); /* found once, kept */
-    static void *none;
-    ck_assert_ptr_null(hp_next_fn(&none, "no_such_function_anywhere"));
-}
-END_TEST
-
 /* The vDSO's clock function is found and tells the time libc tells; unknown names and
  * non-functions are not found. */
 START_TEST(test_vdso_sym)
@@ -810,7 +795,6 @@ int main(void)
     tcase_add_test(tc, test_log_fd_fit);
     tcase_add_test(tc, test_sys_open_high);
     tcase_add_test(tc, test_fd_table_grow);
-    tcase_add_test(tc, test_next_fn);
     tcase_add_test(tc, test_vdso_sym);
     tcase_add_test(tc, test_olock_excludes_with_membarrier);
     tcase_add_test(tc, test_olock_excludes_with_tlb_shootdown);

@@ -1,0 +1,54 @@
+/* shim/core: init and the allocation paths. Every interposed entry point (interpose/) forwards
+ * to the functions here, which put the 32-byte header (header_internal.h) in front of blocks from
+ * the backend and hand each allocation and free to the profiler. */
+#ifndef HP_CORE_H
+#define HP_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rt/rt.h"
+
+/* ---- init (init.c) ---- */
+enum { HP_INIT_NONE = 0, HP_INIT_RUNNING = 1, HP_INIT_DONE = 2 };
+extern int hp_init_state;
+extern int hp_passthrough;    /* another allocator won symbol resolution: forward only */
+extern int hp_realloc_zero_frees; /* backend's realloc(p, 0) frees and returns NULL */
+/* Returns 1 when the shim is ready; 0 while init runs (caller must use the bootstrap arena). */
+int hp_init_slow(void);
+static inline int hp_ready(void)
+{
+    if (HP_LIKELY(__atomic_load_n(&hp_init_state, __ATOMIC_ACQUIRE) == HP_INIT_DONE))
+        return 1;
+    return hp_init_slow();
+}
+
+/* The shim's own malloc (malloc.c); unit tests provide their own. */
+void *hp_self_malloc_addr(void);
+
+/* ---- allocation paths (alloc.c) ---- */
+void *hp_alloc(size_t size, size_t align, int zero);
+void hp_free(void *p);
+void *hp_realloc(void *p, size_t size);
+size_t hp_usable_size(void *p);
+/* jemalloc's extended API (ext.c): allocate or free passing xflags (mallocx flags without the
+ * alignment and zero bits: arena, thread cache) to the backend's mallocx/dallocx when it has
+ * them; hp_owns: is p a block of the shim's (bootstrap blocks included)? */
+#define HP_MALLOCX_ZERO 0x40
+void *hp_alloc_x(size_t size, size_t align, int zero, int xflags);
+void hp_free_x(void *p, int xflags);
+int hp_owns(void *p);
+/* mimalloc's API (mi.c): a block placed at (user + offset) % align == 0 in raw memory from
+ * get (NULL: the backend's malloc), and the record of a block the allocator freed wholesale. */
+void *hp_alloc_from(void *(*get)(void *, size_t, int), void *arg, size_t size, size_t align,
+                    size_t offset, int zero);
+void hp_forget_block(void *raw, size_t size);
+/* The shim's live block (user pointer) made from the allocator's block raw of size bytes, or NULL. */
+void *hp_block_in(void *raw, size_t size);
+/* Free p if the shim made it (1), else leave it alone (0). */
+int hp_free_own(void *p);
+/* Look mimalloc's own functions up (after the backend is known). */
+void hp_mi_init(void);
+extern int hp_foreign_expected; /* mimalloc's blocks may reach free(): not reported */
+
+#endif

@@ -1,0 +1,103 @@
+/* shim/profile: allocation profiling in memory: the stack depot (contexts), the shared HIB
+ * table, the per-thread caches that batch block events into it, the peak, and the counters of
+ * the summary. No I/O: dump/ reads what is here through the functions below, and evicted HIBs
+ * leave through the sink the caller gives hp_profile_init. */
+#ifndef HP_PROFILE_H
+#define HP_PROFILE_H
+
+#include <stdint.h>
+
+#include "format/format.h"
+#include "rt/rt.h"
+
+/* ---- recording (profile.c) ---- */
+extern int hp_profiling; /* profile=1 and the profiler is set up (hp_profile_init) */
+/* evict: where a HIB the shared table has no room for goes (dump/'s spool), under the table's
+ * locks; NULL drops it. */
+void hp_profile_init(void (*evict)(const struct hpf_hib *));
+/* On allocation: returns the context id for the header (0 if not profiled) and accounts it.
+ * frame: the frame address of a shim function that is still running (the entry point's), where
+ * the stack walk may start instead of at its own frame; 0: no such hint. */
+uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu, uintptr_t frame);
+uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu);
+/* On free of a block whose header says it was profiled. */
+void hp_profile_free(uint32_t ctx, uint64_t size, uint32_t alloc_ms, uint32_t alloc_cpu);
+/* Before a seccomp filter is installed (creds.c): thread locks without membarrier from now. */
+void hp_profile_before_sandbox(void);
+void hp_profile_fork_prepare(void);
+void hp_profile_fork_parent(void);
+void hp_profile_fork_child(void);
+void hp_note_threads(void); /* a second thread may exist from now on */
+uint64_t hp_profile_slack_bound(void); /* bound on the error of the peak figures */
+
+/* ---- counters for the summary ---- */
+struct hp_counters {
+    uint64_t foreign_frees, double_frees, unprofiled_allocs, truncated_stacks, evicted_hibs;
+    uint64_t page_probes; /* mincore calls of the free path (not in the profile) */
+};
+extern struct hp_counters hp_counters;
+static inline void hp_count(uint64_t *c) { __atomic_fetch_add(c, 1, __ATOMIC_RELAXED); }
+
+/* ---- what a dump reads ---- */
+/* Data structures of the profiler shared by profile.c (recording) and dump.c (writing). */
+
+
+
+/* One allocation context: a call stack in the depot, with its live-heap counters. Lives in the
+ * metadata arena forever. Counters are pushed here from thread caches (see profile.c). */
+struct hp_ctx {
+    struct hp_ctx *next; /* hash chain */
+    uint64_t hash;
+    uint32_t id, depth;
+    int64_t live_count, live_size, live_ts; /* live_ts: sum of alloc_ms of live blocks */
+    uint64_t allocs, bytes;
+    uint64_t max_live_count, max_live_size;
+    uint64_t peak_live_count, peak_live_size;
+    uint64_t min_size, max_size; /* over every allocation of the context */
+    uint32_t first_alloc_ms, last_alloc_ms;
+    uint32_t peak_gen; /* the peak generation peak_live_* belong to (hp_prof.peak_gen) */
+    uintptr_t pcs[];
+};
+
+/* Global state the dump needs. Fields written on hot paths each get their own cache line so
+ * threads reading the read-mostly ones do not pay for them. */
+struct hp_prof {
+    struct hp_ctx **by_id;
+    uint32_t max_id; /* ids are 1..max_id-1 */
+    uint32_t peak_gen; /* bumped each time the per-context values at the peak are wanted */
+    uint64_t slack;
+    uint32_t next_id __attribute__((aligned(64)));
+    uint32_t ncontexts; /* contexts in the depot (ids may have holes) */
+    int64_t live_size __attribute__((aligned(64)));
+    int64_t live_count;
+    uint64_t peak_size __attribute__((aligned(64)));
+    uint64_t peak_count, peak_ms, peak_snap_size;
+    uint64_t peak_dump_at; /* dump_peak_growth: the peak that asks for the next .peak dump; 0: off */
+    int peak_pending;
+    uint64_t total_allocs __attribute__((aligned(64)));
+    uint64_t total_frees, total_bytes;
+};
+extern struct hp_prof hp_prof;
+
+/* Flush every thread's cache, all taken at one moment, into the shared table and context
+ * counters (dump). Other threads' moves out of their caches wait from here until
+ * hp_profile_hold(0): a dump calls hp_profile_hold(1) right after it. */
+void hp_profile_flush_all(void);
+/* While a dump writes (on: after hp_profile_flush_all, off: when it is written), other threads
+ * keep their changes in their caches instead of pushing them to the contexts and totals, so
+ * that what the dump reads is the state at the flush, not a mix of moments. */
+void hp_profile_hold(int on);
+/* Call fn for every HIB in the shared table. */
+void hp_table_foreach(void (*fn)(const struct hpf_hib *, void *), void *arg);
+/* The calling thread's cache sizes: context entries and stack-cache sets (0, 0 without one). */
+void hp_profile_thread_tables(uint64_t *entries, uint64_t *sets);
+/* At a dump, after hp_profile_flush_all: make every context's values at the global peak final
+ * (taking them now if the heap is at a new peak). */
+void hp_peak_finish(void);
+
+/* A loaded ELF image's load bias and GNU build id (idlen 0: none; id has room for 64 bytes),
+ * read from its mappings in memory (dump.c). */
+void hp_module_elf_info(const struct hpf_segment *segs, int nsegs, uint64_t *bias, uint8_t *id,
+                        uint32_t *idlen);
+
+#endif
