@@ -1,5 +1,5 @@
 /* The JSON output: one object per profile in the schema of docs/FORMAT.md ("JSON output").
- * Field names are those of shim/hpf_format.h so the two documents cannot drift apart. */
+ * Field names are those of shim/format/format.h so the two documents cannot drift apart. */
 #include <inttypes.h>
 #include <stdlib.h>
 

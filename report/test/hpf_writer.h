@@ -131,7 +131,7 @@ static inline void ht_stack(struct ht_buf *b, uint32_t id, const uint64_t *pcs, 
 }
 
 /* A FRAMES record of count nodes numbered from first: node first + i has parent parent[i] and
- * pc pcs[i], encoded as the shim encodes them (hpf_format.h). */
+ * pc pcs[i], encoded as the shim encodes them (format/format.h). */
 static inline void ht_frames(struct ht_buf *b, uint32_t first, uint32_t count,
                              const uint32_t *parent, const uint64_t *pcs)
 {

@@ -1,4 +1,4 @@
-/* HIB arithmetic (see hib.h): merging partial HIBs. Adding a block is inline in hib.h. */
+/* HIB arithmetic (format.h): merging partial HIBs. Adding a block is inline in format.h. */
 #include "format/format.h"
 
 #include <stddef.h>

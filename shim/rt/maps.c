@@ -1,4 +1,4 @@
-/* /proc/self/maps reader (see maps.h). Lines are assembled in a fixed buffer; a line longer
+/* /proc/self/maps reader (rt.h). Lines are assembled in a fixed buffer; a line longer
  * than the buffer (a path near PATH_MAX) is skipped rather than misparsed. */
 #include "rt/rt.h"
 

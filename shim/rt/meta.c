@@ -1,4 +1,4 @@
-/* Metadata arena (see meta.h): a bump allocator over 2 MiB mmap chunks behind one spinlock;
+/* Metadata arena (rt.h): a bump allocator over 2 MiB mmap chunks behind one spinlock;
  * it is only used on slow paths (a new context, a new thread, table setup). */
 #include "rt/rt.h"
 

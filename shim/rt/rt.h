@@ -12,14 +12,7 @@
 #include <stdint.h>
 #include <time.h>
 
-/* ---- strings, formatting, logging, descriptors, /proc (util.c) ---- */
-/* The shim's tiny libc: string helpers, number formatting and error output through write(2),
- * usable on the malloc path because none of it allocates or takes a lock. */
-
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
+/* ---- compiler hints and visibility ---- */
 #define HP_LIKELY(x) __builtin_expect(!!(x), 1)
 #define HP_UNLIKELY(x) __builtin_expect(!!(x), 0)
 /* Rare paths out of the way: kept out of line, away from the hot code (smaller i-cache
@@ -33,6 +26,7 @@
 #define HP_EXPORT __attribute__((visibility("default")))
 #define HP_CACHELINE 64
 
+/* ---- strings and memory (string.c) ---- */
 size_t hp_strlen(const char *s);
 int hp_strcmp(const char *a, const char *b);
 int hp_strncmp(const char *a, const char *b, size_t n);
@@ -44,11 +38,13 @@ int hp_memcmp(const void *a, const void *b, size_t n);
 /* Parse a decimal number with optional k/m/g suffix; 0 on success. */
 int hp_parse_u64(const char *s, size_t len, uint64_t *out);
 
+/* ---- formatting (fmt.c) ---- */
 /* vsnprintf subset: %s %c %d %u %x %p %% with l/ll/z length modifiers. Always NUL-terminates;
  * returns the length written (truncated to cap-1). */
 size_t hp_vfmt(char *buf, size_t cap, const char *fmt, va_list ap);
 size_t hp_fmt(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* ---- descriptors and limits (fd.c) ---- */
 /* The soft limit of resource (RLIMIT_*) for this process: UINT64_MAX when unlimited or
  * unknown. Keeps errno. */
 uint64_t hp_soft_limit(int resource);
@@ -59,6 +55,21 @@ void hp_write_all(int fd, const void *buf, size_t len);
  * write fails instead of raising SIGPIPE, which would end the program (hp_sig_guard). */
 void hp_write_msg(int fd, const void *buf, size_t len);
 
+/* Raw syscalls used where libc wrappers could be interposed or take locks. */
+long hp_sys_open(const char *path, int flags, int mode);
+/* A descriptor the shim (or a library it loaded) made, moved to a high free number: fd itself
+ * when it cannot be moved. Close-on-exec. errno is kept. */
+long hp_fd_high(long fd);
+/* Grow the descriptor table up to where hp_fd_high puts descriptors, once per process, while it
+ * has one thread (before pthread_create): later moves then never wait for the kernel. */
+void hp_fd_table_grow(void);
+/* Sleep about ns nanoseconds (under a second). Not libc's nanosleep: that is a cancellation
+ * point, and a thread cancelled while it waits inside the shim would die holding the shim's
+ * locks (its thread cache's among them: every later dump, fork and its own exit would then
+ * wait forever). errno is kept. */
+void hp_sleep_ns(long ns);
+
+/* ---- messages (log.c) ---- */
 /* Keep a signal the shim's own system calls may raise in the calling thread (SIGPIPE on a
  * broken pipe, SIGXFSZ past RLIMIT_FSIZE) from reaching the program: blocked from begin to
  * end, and taken back at end if it became pending meanwhile (a signal pending before is the
@@ -84,12 +95,14 @@ void hp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hp_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* ---- the vDSO (vdso.c) ---- */
 /* The address of function `name` in the kernel's vDSO (the ELF image the kernel maps into
  * every process, found through the auxiliary vector), NULL without one or without the symbol.
  * Reads memory only: safe from the first malloc on. */
 void *hp_vdso_sym(const char *name);
 
-/* The process put itself under a seccomp filter (creds.c), which may refuse or punish any
+/* ---- /proc/self and the seccomp state (proc.c) ---- */
+/* The process put itself under a seccomp filter (core/), which may refuse or punish any
  * system call it did not expect. From then on the shim's own calls are only those the
  * allocator itself needs: no reads of /proc, no mincore, no new files; the exit profile goes
  * into the file made just before, by write(2) alone (dump.c). Stays set in forked children,
@@ -107,7 +120,14 @@ extern int hp_sandboxing;
 extern int hp_filtered;
 /* The process's seccomp mode from /proc/self/status: 0 none, 1 strict, 2 filter; -1 unknown. */
 int hp_seccomp_mode(void);
+/* /proc/self/NAME, opened for reading. After a chroot (creds.c keeps a descriptor of /proc
+ * from before it) through that descriptor, as /proc is usually not inside the new root. */
+extern int hp_proc_fd;
+long hp_open_proc_self(const char *name);
+/* Up to cap bytes of /proc/self/NAME into buf; how many, or -1 when it cannot be opened. */
+long hp_read_proc_self(const char *name, char *buf, size_t cap);
 
+/* ---- arithmetic ---- */
 static inline uint64_t hp_mix64(uint64_t x)
 {
     /* A bijective 64-bit mixer (splitmix finaliser constants). */
@@ -130,32 +150,9 @@ static inline uint64_t hp_round_pow2(uint64_t x)
     return r;
 }
 
-/* Raw syscalls used where libc wrappers could be interposed or take locks. */
-long hp_sys_open(const char *path, int flags, int mode);
-/* A descriptor the shim (or a library it loaded) made, moved to a high free number: fd itself
- * when it cannot be moved. Close-on-exec. errno is kept. */
-long hp_fd_high(long fd);
-/* Grow the descriptor table up to where hp_fd_high puts descriptors, once per process, while it
- * has one thread (before pthread_create): later moves then never wait for the kernel. */
-void hp_fd_table_grow(void);
-/* Sleep about ns nanoseconds (under a second). Not libc's nanosleep: that is a cancellation
- * point, and a thread cancelled while it waits inside the shim would die holding the shim's
- * locks (its thread cache's among them: every later dump, fork and its own exit would then
- * wait forever). errno is kept. */
-void hp_sleep_ns(long ns);
-/* /proc/self/NAME, opened for reading. After a chroot (creds.c keeps a descriptor of /proc
- * from before it) through that descriptor, as /proc is usually not inside the new root. */
-extern int hp_proc_fd;
-long hp_open_proc_self(const char *name);
-/* Up to cap bytes of /proc/self/NAME into buf; how many, or -1 when it cannot be opened. */
-long hp_read_proc_self(const char *name, char *buf, size_t cap);
-
 /* ---- locks (lock.c) ---- */
 /* A small test-and-test-and-set spinlock for the shim's short critical sections; it never
  * allocates and yields the cpu when contended, so it is safe on the malloc path. */
-
-#include <sched.h>
-
 typedef struct {
     volatile int v;
 } hp_lock_t;
@@ -296,9 +293,6 @@ void hp_olock_symmetric(void);
  * a budget (metadata_budget_mb), never from the user's heap. Blocks are cache-line aligned and
  * zeroed; they are never freed (metadata lives as long as the process). */
 
-#include <stddef.h>
-#include <stdint.h>
-
 void hp_meta_init(uint64_t budget_bytes);
 /* Zeroed, 64-byte aligned; NULL when the budget or the kernel says no. */
 void *hp_meta_alloc(size_t size);
@@ -322,8 +316,6 @@ void hp_meta_fork_child(void);
 /* Reading /proc/self/maps with raw system calls (no stdio, no allocation), for the executable
  * ranges the frame-pointer unwinder trusts and for the module list written into profiles. */
 
-#include <stdint.h>
-
 struct hp_mapping {
     uint64_t start, end, offset;
     uint32_t prot; /* 1 r, 2 w, 4 x */
@@ -342,9 +334,6 @@ void hp_maps_fork_child(void);
 
 /* ---- options (options.c, the table in options.def) ---- */
 /* Parsed HEAPPROF_OPTIONS, read once at init from one X-macro table (options.def). */
-
-#include <stddef.h>
-#include <stdint.h>
 
 #define HP_OPT_STR_MAX 256
 

@@ -847,7 +847,7 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
     return n;
 }
 
-/* ---------- the site cache (cfi.h) ---------- */
+/* ---------- the site cache (unwind.h) ---------- */
 
 /* Lookups per judgement of the hit rate; lookups skipped after a window with under a quarter
  * of hits once the sets are at their largest (a program whose stacks keep changing would pay

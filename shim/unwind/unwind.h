@@ -19,7 +19,7 @@ void hp_stack_code_unloaded(void); /* dlclose unmapped code: forget what was cac
 /* A seccomp filter is about to be installed: unwinder=libunwind gives way to the cfi walk. */
 void hp_stack_before_sandbox(void);
 /* Innermost first, shim frames dropped. Returns the depth; *truncated set when cut. *out points
- * at the frames (pcs, or the walk cache wc), *hash is their hp_stack_hash (cfi.h). pcs must
+ * at the frames (pcs, or the walk cache wc), *hash is their hp_stack_hash (unwind.h). pcs must
  * have room for max + HP_STACK_SLACK entries (unwinders that cannot skip the shim's own frames
  * write them first). frame: where the frame-pointer walk of the shim's own frames may start
  * (a frame of a shim function below on this stack), 0 for the caller's own frame. */
@@ -35,7 +35,7 @@ int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cac
 int hp_stack_capture_nested(uintptr_t *pcs, int max, int *truncated, const uintptr_t **out,
                             uint64_t *hash, uintptr_t frame);
 /* The context of the stack from frame (the shim's entry point's frame) if the thread's site
- * cache knows it (cfi.h; unwinder=cfi only), else 0: then hp_stack_capture from the same frame
+ * cache knows it (below; unwinder=cfi only), else 0: then hp_stack_capture from the same frame
  * and hp_cfi_site_done with the context found. */
 uint32_t hp_stack_site_find(struct hp_walk_cache *wc, uintptr_t frame, int *truncated);
 void hp_maps_refresh(int force);

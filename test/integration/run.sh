@@ -327,7 +327,7 @@ x86_test() {
     local name=x86-decoder lib msg
     wanted "$name" || return 0
     local bin=$TMP/x86_boundaries
-    if ! cc -O1 -I"$ROOT" -o "$bin" "$ROOT/test/integration/x86_boundaries.c" "$ROOT/backend/x86.c" -ldl; then
+    if ! cc -O1 -I"$ROOT/backend" -o "$bin" "$ROOT/test/integration/x86_boundaries.c" "$ROOT/backend/x86.c" -ldl; then
         bad "$name" "cannot build test/integration/x86_boundaries.c"
         return 0
     fi

@@ -1,4 +1,5 @@
-/* Unit tests for the chunk header (shim/header.h): layout, the check word and size/cpu packing. */
+/* Unit tests for the chunk header (shim/core/header_internal.h): layout, the check word and
+ * size/cpu packing. */
 #include "unit_support.h"
 
 #include "core/header_internal.h"

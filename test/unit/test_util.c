@@ -648,7 +648,7 @@ START_TEST(test_sig_guard_keeps_programs)
 }
 END_TEST
 
-/* ---------- owner locks (lock.h) ---------- */
+/* ---------- owner locks (rt.h) ---------- */
 
 /* The owner (a thread of its own) and a taker (the test's thread) each add to two counters
  * with plain, non-atomic read-modify-writes, the owner with a pause between the two: with
