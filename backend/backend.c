@@ -2,7 +2,7 @@
  * from the same object as its malloc (pvalloc under jemalloc would otherwise be glibc's). */
 #include "backend/backend.h"
 #include "rt/rt.h"
-#include "backend/patch.h"
+#include "patch_internal.h"
 
 #include <dlfcn.h>
 #include <gnu/libc-version.h>

@@ -101,6 +101,22 @@ static inline int hp_libc_forward(void) { return hp_be.in_front; }
  * points make (shim/malloc.c). */
 int hp_libc_forwarding(void);
 
+/* ---- patched allocators (patch.c) ---- */
+/* An allocator linked into the program under names of its own (Rust's jemallocator links
+ * jemalloc as _rjem_malloc, _rjem_sdallocx, ...), found in the program's full symbol table:
+ * patch each prefix+name of the C and jemalloc API to lead to the shim's name, whose blocks
+ * come from the shim's own backend (that allocator is no longer used). Returns how many entry
+ * points were patched (0: no such allocator), or -1 (changing nothing) with *why. */
+int hp_patch_prefixed(const char *prefix, const char **why);
+/* Around a call from inside the patched allocator out to the program (a callback such as
+ * mimalloc's heap visitor): while the shim runs the allocator's original code, its patched
+ * entry points go straight to that code, and the program's calls in the callback must reach
+ * the shim again. suspend returns the state for resume. */
+int hp_patch_suspend(void);
+void hp_patch_resume(int state);
+/* Where the loaded object holding addr starts (dladdr's dli_fbase), NULL if in none. */
+const void *hp_object_start(const void *addr);
+
 /* Resolve the backend called `name` ("next" or "glibc"). self_malloc is the shim's own malloc,
  * used to detect an allocator that comes before the shim in symbol lookup (linked into the
  * program or preloaded first); with `patch`, that allocator's entry points are patched to lead

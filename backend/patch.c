@@ -24,8 +24,8 @@
  * jemalloc, mimalloc), whose operator new is its own. Any doubt (an instruction the decoder does not know, a function shorter than
  * the jump, a branch back into the replaced bytes, no room for the stubs, a page that cannot
  * be made writable) leaves every function untouched. */
-#include "backend/patch.h"
-#include "x86.h"
+#include "patch_internal.h"
+#include "x86_internal.h"
 #include "rt/rt.h"
 
 #include <dlfcn.h>

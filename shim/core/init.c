@@ -7,7 +7,7 @@
 #include "unwind/unwind.h"
 #include "dump/dump.h"
 #include "backend/backend.h"
-#include "backend/patch.h"
+
 #include "header_internal.h"
 #include "rt/rt.h"
 

@@ -20,7 +20,7 @@
 #include "core/core.h"
 #include "backend/backend.h"
 #include "core/header_internal.h"
-#include "backend/patch.h"
+
 #include "rt/rt.h"
 
 #include <errno.h>

@@ -5,8 +5,8 @@
 #include "unit_support.h"
 
 #include "backend/backend.h"
-#include "backend/patch.h"
-#include "backend/x86.h"
+#include "backend/patch_internal.h"
+#include "backend/x86_internal.h"
 
 #include <stdint.h>
 #include <unistd.h>

@@ -1,9 +1,10 @@
 /* Allocators that come before the shim in symbol lookup (one linked into the program itself, or
  * preloaded ahead of the shim): LD_PRELOAD cannot put the shim in front of them, so their entry
  * points are patched to jump to the shim's, and the shim reaches their original code through
- * trampolines. x86_64 only. */
-#ifndef HP_PATCH_H
-#define HP_PATCH_H
+ * trampolines. x86_64 only. Private to backend/: the rest of the shim reaches what it needs of
+ * this through backend.h. */
+#ifndef HP_PATCH_INTERNAL_H
+#define HP_PATCH_INTERNAL_H
 
 #include <stddef.h>
 
@@ -12,12 +13,6 @@
  * original `name` (NULL if the object has none). Returns -1 (and changes nothing) when they
  * cannot all be patched; *why then says why. */
 int hp_patch_allocator(void *malloc_fn, const char **why);
-/* An allocator linked into the program under names of its own (Rust's jemallocator links
- * jemalloc as _rjem_malloc, _rjem_sdallocx, ...), found in the program's full symbol table:
- * patch each prefix+name of the C and jemalloc API to lead to the shim's name, whose blocks
- * come from the shim's own backend (that allocator is no longer used). Returns how many entry
- * points were patched (0: no such allocator), or -1 (changing nothing) with *why. */
-int hp_patch_prefixed(const char *prefix, const char **why);
 void *hp_patch_original(const char *name);
 /* Where a call of the function at addr goes: addr, or for a PLT entry that stands for the
  * function (a non-PIE program that takes its address), the function itself. */
@@ -26,19 +21,11 @@ void *hp_patch_resolve(void *addr);
 void *hp_patch_patched(const char *name);
 /* How many entry points hp_patch_allocator patched (distinct addresses). */
 int hp_patch_count(void);
-/* Around a call from inside the patched allocator out to the program (a callback such as
- * mimalloc's heap visitor): while the shim runs the allocator's original code, its patched
- * entry points go straight to that code, and the program's calls in the callback must reach
- * the shim again. suspend returns the state for resume. */
-int hp_patch_suspend(void);
-void hp_patch_resume(int state);
 /* What a call of `name` reaches, as the loader's lookup order has it: dlsym's answer, past a
  * PLT entry of a non-PIE program that stands for the function, or a hidden (non-default
  * version) definition in an earlier object, which dlsym passes by but a program's versioned
  * reference reaches (glibc's libc_malloc_debug.so defines its malloc@GLIBC_2.2.5 that way;
  * the version itself is not compared). */
 void *hp_bound_symbol(const char *name);
-/* Where the loaded object holding addr starts (dladdr's dli_fbase), NULL if in none. */
-const void *hp_object_start(const void *addr);
 
 #endif
