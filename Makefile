@@ -12,7 +12,7 @@ OPT     ?= -O2 -g
 # The injected library: no builtins (calloc must not become calloc), frame pointers for the
 # fp unwinder, initial-exec TLS, hidden by default with a version script. -O2: fewer
 # instructions and i-cache misses than -O3 on the allocation path (callgrind), and no slower in
-# time (bench/ab.sh, python3 and alloc_bench, 2026-11-25).
+# time (bench/ab.sh on python3 and alloc_bench).
 SHIM_OPT ?= -O2 -g
 # gcc turns copy and clear loops into calls of memcpy, memmove and memset even with
 # -fno-builtin; the shim's own data must never go through those (they may be interposed, and

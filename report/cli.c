@@ -80,7 +80,16 @@ static int hr_write_all(FILE *out, struct hr_profile *profiles, int n, enum hr_f
     return r;
 }
 
-int hr_cli_run(int argc, char **argv, FILE *out, FILE *err)
+/* What the command line asks for. */
+struct hr_args {
+    enum hr_format format;
+    const char *output;
+    struct hr_output_opts opts;
+};
+
+/* Parse the options into a; 0 to go on and write the profiles from argv[optind], else the exit
+ * status (help and version are printed here). */
+static int hr_parse_args(int argc, char **argv, struct hr_args *a, FILE *out, FILE *err)
 {
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
@@ -88,10 +97,6 @@ int hr_cli_run(int argc, char **argv, FILE *out, FILE *err)
         {"help", no_argument, NULL, 'h'},         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
-    enum hr_format format = HR_FORMAT_TEXT;
-    const char *output = NULL;
-    struct hr_output_opts opts = {.sort = HR_SORT_TOTAL_SIZE, .top = 20, .warn = err};
-
     optind = 0; /* glibc: full re-initialisation, so tests can call us more than once */
     opterr = 0; /* our own one-line messages */
     int c;
@@ -99,22 +104,22 @@ int hr_cli_run(int argc, char **argv, FILE *out, FILE *err)
         switch (c) {
         case 'f':
             if (strcmp(optarg, "text") == 0)
-                format = HR_FORMAT_TEXT;
+                a->format = HR_FORMAT_TEXT;
             else if (strcmp(optarg, "json") == 0)
-                format = HR_FORMAT_JSON;
+                a->format = HR_FORMAT_JSON;
             else
                 return hr_usage_error(err, "unknown format", optarg);
             break;
         case 'o':
-            output = optarg;
+            a->output = optarg;
             break;
         case 'n':
-            if (hr_parse_top(optarg, &opts.top))
+            if (hr_parse_top(optarg, &a->opts.top))
                 return hr_usage_error(err, "bad --top count", optarg);
-            opts.json_top = opts.top; /* JSON lists every context unless asked for fewer */
+            a->opts.json_top = a->opts.top; /* JSON lists every context unless asked for fewer */
             break;
         case 's':
-            if (hr_sort_key_parse(optarg, &opts.sort))
+            if (hr_sort_key_parse(optarg, &a->opts.sort))
                 return hr_usage_error(err, "unknown sort key", optarg);
             break;
         case 'h':
@@ -130,46 +135,57 @@ int hr_cli_run(int argc, char **argv, FILE *out, FILE *err)
             return hr_usage_error(err, "unknown option", argv[optind - 1]);
         }
     }
+    return -1;
+}
+
+/* Write the loaded profiles where a says. Write errors (disk full, closed pipe) surface only
+ * when the stream is flushed and closed: a truncated report must not exit 0. */
+static int hr_output(struct hr_profile *profiles, int n, const struct hr_args *a, FILE *out,
+                     FILE *err)
+{
+    FILE *dst = out;
+    if (a->output) {
+        dst = fopen(a->output, "w");
+        if (!dst) {
+            fprintf(err, "heapprof-report: %s: %s\n", a->output, strerror(errno));
+            return HR_EXIT_FAIL;
+        }
+    }
+    int status = HR_EXIT_OK;
+    if (hr_write_all(dst, profiles, n, a->format, &a->opts)) {
+        fputs("heapprof-report: out of memory\n", err);
+        status = HR_EXIT_FAIL;
+    }
+    int bad = fflush(dst) != 0 || ferror(dst);
+    if (a->output && fclose(dst) != 0)
+        bad = 1;
+    if (bad && status == HR_EXIT_OK) {
+        fprintf(err, "heapprof-report: %s: write error: %s\n", a->output ? a->output : "<stdout>",
+                strerror(errno));
+        status = HR_EXIT_FAIL;
+    }
+    return status;
+}
+
+int hr_cli_run(int argc, char **argv, FILE *out, FILE *err)
+{
+    struct hr_args a = {.format = HR_FORMAT_TEXT,
+                        .opts = {.sort = HR_SORT_TOTAL_SIZE, .top = 20, .warn = err}};
+    int st = hr_parse_args(argc, argv, &a, out, err);
+    if (st >= 0)
+        return st;
     int n = argc - optind;
     if (n <= 0) {
         fputs("heapprof-report: no profile given (try --help)\n", err);
         return HR_EXIT_USAGE;
     }
-
     struct hr_profile *profiles = calloc((size_t)n, sizeof *profiles);
     if (!profiles) {
         fputs("heapprof-report: out of memory\n", err);
         return HR_EXIT_FAIL;
     }
-    int status = HR_EXIT_OK;
-    if (hr_load_all(profiles, argv + optind, n, err)) {
-        status = HR_EXIT_FAIL;
-        goto done;
-    }
-    FILE *dst = out;
-    if (output) {
-        dst = fopen(output, "w");
-        if (!dst) {
-            fprintf(err, "heapprof-report: %s: %s\n", output, strerror(errno));
-            status = HR_EXIT_FAIL;
-            goto done;
-        }
-    }
-    if (hr_write_all(dst, profiles, n, format, &opts)) {
-        fputs("heapprof-report: out of memory\n", err);
-        status = HR_EXIT_FAIL;
-    }
-    /* Write errors (disk full, closed pipe) surface only here; a truncated report must not
-     * exit 0. */
-    int bad = fflush(dst) != 0 || ferror(dst);
-    if (output && fclose(dst) != 0)
-        bad = 1;
-    if (bad && status == HR_EXIT_OK) {
-        fprintf(err, "heapprof-report: %s: write error: %s\n", output ? output : "<stdout>",
-                strerror(errno));
-        status = HR_EXIT_FAIL;
-    }
-done:
+    int status = hr_load_all(profiles, argv + optind, n, err) ? HR_EXIT_FAIL
+                                                               : hr_output(profiles, n, &a, out, err);
     for (int i = 0; i < n; i++)
         hr_profile_free(&profiles[i]);
     free(profiles);

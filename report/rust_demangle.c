@@ -359,6 +359,54 @@ static int type_list(struct rd *r)
     return n;
 }
 
+/* A function pointer type (after its 'F'): fn(args) -> ret, with unsafe and extern "ABI". */
+static void rd_fn_type(struct rd *r)
+{
+    binder_skip(r);
+    if (eat(r, 'U'))
+        put(r, "unsafe ");
+    if (eat(r, 'K')) {
+        put(r, "extern \"");
+        if (eat(r, 'C')) {
+            put(r, "C");
+        } else {
+            const char *p;
+            size_t len;
+            int puny;
+            ident_raw(r, &p, &len, &puny);
+            for (size_t i = 0; i < len && !r->bad; i++)
+                put_n(r, p[i] == '_' ? "-" : p + i, 1);
+        }
+        put(r, "\" ");
+    }
+    put(r, "fn(");
+    type_list(r);
+    put(r, ")");
+    if (eat(r, 'u')) { /* returns () */
+    } else {
+        put(r, " -> ");
+        rd_type(r);
+    }
+}
+
+/* A trait object type (after its 'D'): dyn Trait + Trait, then its lifetime. */
+static void rd_dyn_type(struct rd *r)
+{
+    binder_skip(r);
+    put(r, "dyn ");
+    int n = 0;
+    while (!eat(r, 'E') && !r->bad) {
+        if (n++)
+            put(r, " + ");
+        dyn_trait(r);
+    }
+    if (!eat(r, 'L')) {
+        r->bad = 1;
+        return;
+    }
+    base62(r);
+}
+
 static void rd_type(struct rd *r)
 {
     if (++r->depth > RD_MAX_DEPTH) {
@@ -407,52 +455,14 @@ static void rd_type(struct rd *r)
         put(r, c == 'P' ? "*const " : "*mut ");
         rd_type(r);
         break;
-    case 'F': {
+    case 'F':
         r->pos++;
-        binder_skip(r);
-        if (eat(r, 'U'))
-            put(r, "unsafe ");
-        if (eat(r, 'K')) {
-            put(r, "extern \"");
-            if (eat(r, 'C')) {
-                put(r, "C");
-            } else {
-                const char *p;
-                size_t len;
-                int puny;
-                ident_raw(r, &p, &len, &puny);
-                for (size_t i = 0; i < len && !r->bad; i++)
-                    put_n(r, p[i] == '_' ? "-" : p + i, 1);
-            }
-            put(r, "\" ");
-        }
-        put(r, "fn(");
-        type_list(r);
-        put(r, ")");
-        if (eat(r, 'u')) { /* returns () */
-        } else {
-            put(r, " -> ");
-            rd_type(r);
-        }
+        rd_fn_type(r);
         break;
-    }
-    case 'D': {
+    case 'D':
         r->pos++;
-        binder_skip(r);
-        put(r, "dyn ");
-        int n = 0;
-        while (!eat(r, 'E') && !r->bad) {
-            if (n++)
-                put(r, " + ");
-            dyn_trait(r);
-        }
-        if (!eat(r, 'L')) {
-            r->bad = 1;
-            break;
-        }
-        base62(r);
+        rd_dyn_type(r);
         break;
-    }
     case 'B':
         r->pos++;
         backref(r, BACK_TYPE, 0);

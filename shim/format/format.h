@@ -77,8 +77,8 @@ struct hpf_process {
     uint32_t stack_depth;    /* maximum frames kept per stack */
     uint32_t forked_from;    /* parent's pid when this process was forked from a profiled one */
     uint32_t argc;           /* number of argv strings that follow */
-    /* then strings: backend name, executable path, argv[0..argc-1], and (since 2026-11-27;
-     * absent before) the object the backend's malloc is in */
+    /* then strings: backend name, executable path, argv[0..argc-1], and the object the
+     * backend's malloc is in (absent in profiles of older shims: readers take it as unknown) */
 };
 
 /* One loaded ELF object (or other executable mapping). Addresses are run-time addresses;
