@@ -5,12 +5,12 @@
 # A B B A, A B B A, ...: each run of B has a run of A right before or after it, and the
 # geometric mean of the two ratios of a quartet cancels a drift that is steady over it.
 # The other cpu is left idle on purpose. AB_MODE=together runs A and B at the same moment
-# instead, one on each of two cpus, swapping the cpus every repetition (what this script did
-# until 2026-11-26): that cancels drift better, for telling two builds of similar speed apart
-# (within about 3%), but it is biased towards the slower of the two when their times differ a
-# lot: a busy neighbour vCPU slows a run down (8-25% on this host, varying), the shorter run has
-# one all the time and the longer one finishes alone. For bare against the shim (python3, three
-# rounds of each way at one time) the two ways agreed within their noise, 1.62-1.74x each.
+# instead, one on each of two cpus, swapping the cpus every repetition: that cancels drift
+# better, for telling two builds of similar speed apart (within about 3%), but it is biased
+# towards the slower of the two when their times differ a lot: a busy neighbour vCPU slows a run
+# down (8-25% on this host, varying), the shorter run has one all the time and the longer one
+# finishes alone. For bare against the shim (python3, three rounds of each way at one time) the
+# two ways agreed within their noise, 1.62-1.74x each (docs/PERFORMANCE.md, "bench/ab.sh").
 # Usage: sh bench/ab.sh A B [REPS]      (from the repository root; REPS even, default 10)
 #   A, B: a shim library (path to a .so), optionally followed by :OPTIONS (HEAPPROF_OPTIONS
 #   added to output=...), or "bare" for no shim at all.

@@ -1,7 +1,7 @@
 /* One allocation site at the bottom of a recursion DEPTH frames deep, allocated from and freed
  * over and over: the cost of the site cache's hit on a deep stack (every allocation has the
  * same stack, so each one checks all of its return-address slots), docs/PERFORMANCE.md
- * ("Fourth session of 2026-11-27"). Not part of make bench; build and run by hand, e.g.
+ * ("Programs run by hand"). Not part of make bench; build and run by hand, e.g.
  *   gcc -O2 -fomit-frame-pointer -o build/deep_stack bench/deep_stack.c
  *   AB_CMD="build/deep_stack 40" sh bench/ab.sh bare build/libheapprof_shim.so
  * Usage: deep_stack [DEPTH [ROUNDS]]: ROUNDS (default 3000) times 1,000 pairs at DEPTH

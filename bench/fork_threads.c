@@ -1,9 +1,10 @@
 /* fork and exec from a threaded program: THREADS threads (default 8) each allocate and free one
  * block from 4,096 stacks of their own, then stay alive, their caches full, while the main
  * thread forks N times (default 50), each child exec'ing /bin/true at once, and waits for each.
- * Prints the mean time of one fork, exec and wait in ms. Under the shim a child used to fold
- * every other thread's cache into the shared tables before the exec, writing (and so copying)
- * their pages (docs/DESIGN.md, "fork and exec"; docs/PERFORMANCE.md). Not part of make bench;
+ * Prints the mean time of one fork, exec and wait in ms. Under the shim a child that folded
+ * every other thread's cache into the shared tables before the exec would write (and so copy)
+ * their pages: it reads them instead (docs/DESIGN.md, "fork and exec"; docs/PERFORMANCE.md,
+ * "Forks"). Not part of make bench;
  * build and run by hand, e.g.
  *   gcc -O1 -fno-omit-frame-pointer -pthread -o build/fork_threads bench/fork_threads.c
  *   build/fork_threads

@@ -3,8 +3,8 @@
  * and freeing one 32-byte block. Twice the default HIB table's contexts: half of them are
  * evicted to the spool, and the exit dump sorts 131,072 deep stacks into the frame tree. It
  * prints the wall-clock time (CLOCK_REALTIME, seconds) when main returns, so the time the exit
- * dump takes is the process's end less that (docs/PERFORMANCE.md, "Sixth session of
- * 2026-11-27"). Not part of make bench; build and run by hand, e.g.
+ * dump takes is the process's end less that (docs/PERFORMANCE.md, "Dumps"). Not part of make
+ * bench; build and run by hand, e.g.
  *   gcc -O2 -fno-omit-frame-pointer -o build/many_contexts bench/many_contexts.c
  *   LD_PRELOAD=build/libheapprof_shim.so HEAPPROF_OPTIONS=stack_depth=128 build/many_contexts
  * Usage: many_contexts [PREFIX [N]]; N at most 131,072. */

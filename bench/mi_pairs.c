@@ -1,6 +1,6 @@
 /* Cost of an allocation and its free through malloc/free and through mimalloc's own
- * mi_malloc/mi_free, in a program linked with libmimalloc (docs/PERFORMANCE.md, "Ninth
- * session"). Not part of make bench; build and run by hand:
+ * mi_malloc/mi_free, in a program linked with libmimalloc (docs/PERFORMANCE.md, "Current
+ * figures"). Not part of make bench; build and run by hand:
  *   gcc -O2 -o build/mi_pairs bench/mi_pairs.c -lmimalloc
  *   build/mi_pairs; LD_PRELOAD=build/libheapprof_shim.so HEAPPROF_OPTIONS=output= build/mi_pairs */
 #include <mimalloc.h>

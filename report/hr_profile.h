@@ -49,7 +49,7 @@ struct hr_profile {
     struct hr_str backend;
     struct hr_str executable;
     struct hr_str *argv;     /* process.argc entries */
-    struct hr_str allocator; /* the allocator's object; empty in files from before 2026-11-27 */
+    struct hr_str allocator; /* the allocator's object; empty in files written without it */
 
     struct hpf_summary summary;
 

@@ -125,7 +125,7 @@ static int hr_parse_process(struct hr_profile *p, struct hr_cur *c, char *err, u
     for (uint32_t i = 0; i < p->process.argc; i++)
         if (hr_cur_string(c, &p->argv[i]))
             goto overrun;
-    /* The allocator's object came after them on 2026-11-27: older records end here. */
+    /* The allocator's object is optional: a record written without it ends here. */
     if (c->left && hr_cur_string(c, &p->allocator))
         goto overrun;
     return 0;
@@ -501,7 +501,7 @@ static int hr_parse_record(struct hr_profile *p, uint32_t type, struct hr_cur *c
             hr_err(err, "second SUMMARY record at offset %llu", (unsigned long long)off);
             return -1;
         }
-        /* Profiles from before killed_by have the shorter record: the missing tail is 0. */
+        /* A record of the first layout (no killed_by) is shorter: the missing tail is 0. */
         size_t have = c->left < sizeof p->summary ? c->left : sizeof p->summary;
         const void *fixed = have >= HPF_SUMMARY_MIN_SIZE ? hr_cur_take(c, have) : NULL;
         if (!fixed) {

@@ -97,7 +97,7 @@ static void hr_text_totals(FILE *out, const struct hpf_summary *s)
             s->double_frees);
     fprintf(out, "  metadata     %s of %s budget", hr_format_bytes(a, s->metadata_bytes),
             hr_format_bytes(b, s->metadata_budget));
-    if (s->metadata_resident) /* profiles from before it was recorded say 0 */
+    if (s->metadata_resident) /* 0: not recorded in this profile */
         fprintf(out, " (%s in memory)", hr_format_bytes(a, s->metadata_resident));
     fprintf(out, ", bootstrap arena %s\n\n", hr_format_bytes(a, s->bootstrap_bytes));
 }

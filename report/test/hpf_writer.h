@@ -86,7 +86,7 @@ static inline void ht_string(struct ht_buf *b, const char *s, size_t len)
     ht_zeros(b, (4 - len % 4) % 4);
 }
 
-/* A PROCESS record; allocator NULL: as written before 2026-11-27, without that string. */
+/* A PROCESS record; allocator NULL: one written without that (optional) string. */
 static inline void ht_process_alloc(struct ht_buf *b, const struct hpf_process *pr,
                                     const char *backend, const char *exe,
                                     const char *const *argv, const char *allocator)

@@ -55,7 +55,7 @@ START_TEST(sample_parses)
 }
 END_TEST
 
-/* A PROCESS record from before 2026-11-27 ends after argv: no allocator, no error. */
+/* A PROCESS record without the optional allocator string ends after argv: no error. */
 START_TEST(process_without_allocator)
 {
     static const char *const argv[] = {"a", "bc"};

@@ -414,8 +414,8 @@ END_TEST
 /* A stripped shared object with a version script (report/test/symtest_lib.c): its only
  * symbols are .dynsym's, among them one absolute symbol (value 0) per version node, and its
  * PLT lies below every function symbol. Every byte of its code is named as libdwfl names it;
- * in particular the PLT is not named after a version node (Debian's libgnutls was, before
- * absolute symbols were left out of the report's table). */
+ * in particular the PLT is not named after a version node (Debian's libgnutls would be, were
+ * absolute symbols kept in the report's table). */
 START_TEST(versioned_stripped_object)
 {
     void *lib = dlopen(HR_SYMTEST_LIB, RTLD_NOW);
