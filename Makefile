@@ -141,3 +141,17 @@ bench-model: all
 
 clean:
 	rm -rf $(BUILD)
+
+# ---------------------------------------------------------------------------------------------
+# Access profiling, phase 1 (issue 41): the shadow module's unit test, the instrumentation
+# runtime (build/libheapprof_rt.a and the objects heapprof-cc links per module), the test preload
+# standing in for the shim, and the access tests (`make access-check`, not part of check yet).
+# Kept in one block: the shim's layout move rewrites the rules above.
+SHADOW_SRCS := shim/shadow/shadow.c shim/shadow/attach.c
+SHADOW_TOBJS := $(patsubst %.c,$(BUILD)/tobj/%.o,$(SHADOW_SRCS))
+
+$(BUILD)/unit/test_shadow: test/unit/test_shadow.c test/unit/unit_support.h $(TEST_OBJS) $(SHADOW_TOBJS) \
+		$(wildcard shim/shadow/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(OPT) $(WARN) -std=gnu11 -D_GNU_SOURCE -DHP_UNIT_TEST -Ishim -Ibackend -Ibootstrap -I. \
+		$(CHECK_CFLAGS) -o $@ $< $(TEST_OBJS) $(SHADOW_TOBJS) $(CHECK_LIBS) -ldl -pthread
