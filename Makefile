@@ -155,3 +155,39 @@ $(BUILD)/unit/test_shadow: test/unit/test_shadow.c test/unit/unit_support.h $(TE
 	@mkdir -p $(dir $@)
 	$(CC) $(OPT) $(WARN) -std=gnu11 -D_GNU_SOURCE -DHP_UNIT_TEST -Ishim -Ibackend -Ibootstrap -I. \
 		$(CHECK_CFLAGS) -o $@ $< $(TEST_OBJS) $(SHADOW_TOBJS) $(CHECK_LIBS) -ldl -pthread
+
+# The instrumentation runtime: ordinary PIC objects (no LTO: they go into the program's own
+# link), hidden but for the ABI symbols; shadow.c is built in as well, for the shadow of its
+# own it reserves without the shim. heapprof-cc links build/libheapprof_rt.a, the module object
+# of its mode, and (executables only) the preinit object.
+RT_CFLAGS := -O2 -g $(WARN) -std=gnu11 -fPIC -fvisibility=hidden -fno-omit-frame-pointer -D_GNU_SOURCE \
+	-Ishim -Iinstrument
+RT_SRCS := instrument/init.c instrument/memprof.c instrument/asan.c shim/shadow/shadow.c
+RT_OBJS := $(patsubst %.c,$(BUILD)/rt/%.o,$(RT_SRCS))
+RT_MODES := inline:1 callbacks:2 gcc:4
+RT_MODULE_OBJS := $(foreach m,$(RT_MODES),$(BUILD)/heapprof_rt_mod_$(firstword $(subst :, ,$(m))).o)
+RT_HDRS := instrument/instrument.h $(wildcard shim/shadow/*.h)
+
+.PHONY: rt access-check
+rt: $(BUILD)/libheapprof_rt.a $(BUILD)/heapprof_rt_preinit.o $(RT_MODULE_OBJS)
+
+$(BUILD)/rt/%.o: %.c $(RT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -c $< -o $@
+
+$(BUILD)/libheapprof_rt.a: $(RT_OBJS)
+	rm -f $@
+	ar rcs $@ $(RT_OBJS)
+
+$(BUILD)/heapprof_rt_preinit.o: instrument/preinit.c $(RT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -c $< -o $@
+
+$(BUILD)/heapprof_rt_mod_%.o: instrument/module.c $(RT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -DHP_RT_MODE=$(lastword $(subst :, ,$(filter $*:%,$(RT_MODES)))) -c $< -o $@
+
+# Access tests: heapprof-cc builds in every mode, counts under the probe preload (the shim's
+# attach and shadow code), driver behaviour. Not part of `check` until phase 2 wires the shadow.
+access-check: rt
+	@sh test/access/run.sh $(BUILD)
