@@ -13,6 +13,9 @@
 #include <string.h>
 
 #define BLOCKS 4 /* blocks per site */
+/* Read through a volatile: a loop of a known count of 4 would be unrolled into 4 calls of
+ * malloc, 4 allocation contexts instead of 1. */
+static volatile int blocks = BLOCKS;
 
 void lib_fill(void *p, size_t n); /* access_lib.c, another instrumented module */
 
@@ -62,7 +65,7 @@ static void print(const struct total *t)
 __attribute__((noinline)) static void site_every8(void)
 {
     struct total t = {"every8", {0, 0, 0, 0}};
-    for (int b = 0; b < BLOCKS; b++) {
+    for (int b = 0; b < blocks; b++) {
         volatile uint64_t *q = take_new(malloc(256), 256);
         for (int r = 0; r < 10; r++)
             for (int i = 0; i < 32; i++)
@@ -76,7 +79,7 @@ __attribute__((noinline)) static void site_every8(void)
 __attribute__((noinline)) static void site_half(void)
 {
     struct total t = {"half", {0, 0, 0, 0}};
-    for (int b = 0; b < BLOCKS; b++) {
+    for (int b = 0; b < blocks; b++) {
         volatile uint64_t *q = take_new(aligned_alloc(64, 512), 512);
         for (int i = 0; i < 32; i++)
             q[i] = (uint64_t)i;
@@ -89,7 +92,7 @@ __attribute__((noinline)) static void site_half(void)
 __attribute__((noinline)) static void site_untouched(void)
 {
     struct total t = {"untouched", {0, 0, 0, 0}};
-    for (int b = 0; b < BLOCKS; b++)
+    for (int b = 0; b < blocks; b++)
         done(&t, take_new(malloc(1024), 1024), 1024);
     print(&t);
 }
@@ -99,7 +102,7 @@ __attribute__((noinline)) static uint64_t site_readheavy(void)
 {
     struct total t = {"readheavy", {0, 0, 0, 0}};
     uint64_t sum = 0;
-    for (int b = 0; b < BLOCKS; b++) {
+    for (int b = 0; b < blocks; b++) {
         volatile uint64_t *q = take_new(malloc(128), 128);
         for (int i = 0; i < 16; i++)
             q[i] = (uint64_t)(i * 3 + b);
@@ -117,7 +120,7 @@ __attribute__((noinline)) static uint64_t site_readheavy(void)
 __attribute__((noinline)) static void site_memset(void)
 {
     struct total t = {"memset", {0, 0, 0, 0}};
-    for (int b = 0; b < BLOCKS; b++) {
+    for (int b = 0; b < blocks; b++) {
         char *p = take_new(malloc(1000), 1000);
         memset(p, 'x' + b, 1000); /* not 0: malloc + memset(0) may become calloc */
         done(&t, p, 1000);
@@ -129,7 +132,7 @@ __attribute__((noinline)) static void site_memset(void)
 __attribute__((noinline)) static void site_wide(void)
 {
     struct total t = {"wide", {0, 0, 0, 0}};
-    for (int b = 0; b < BLOCKS; b++) {
+    for (int b = 0; b < blocks; b++) {
         volatile unsigned __int128 *q = take_new(malloc(256), 256);
         for (int i = 0; i < 16; i++)
             q[i] = (unsigned __int128)i << 64 | (unsigned)b;
@@ -147,7 +150,7 @@ __attribute__((noinline)) static uint64_t site_copy(void)
 {
     struct total ts = {"copy_src", {0, 0, 0, 0}}, td = {"copy_dst", {0, 0, 0, 0}};
     uint64_t check = 0;
-    for (int b = 0; b < BLOCKS; b++) {
+    for (int b = 0; b < blocks; b++) {
         struct s64 *s = take_new(aligned_alloc(64, 64), 64);
         struct s64 *d = take_new(aligned_alloc(64, 64), 64);
         volatile uint64_t *f = s->f;
@@ -170,7 +173,7 @@ __attribute__((noinline)) static uint64_t site_copy(void)
 __attribute__((noinline)) static void site_lib(void)
 {
     struct total t = {"lib", {0, 0, 0, 0}};
-    for (int b = 0; b < BLOCKS; b++) {
+    for (int b = 0; b < blocks; b++) {
         void *p = take_new(malloc(256), 256);
         lib_fill(p, 256);
         done(&t, p, 256);
