@@ -46,13 +46,13 @@ SHIM_LTO := $(shell for f in -flto=auto -flto; do echo 'int f(void){return 0;}' 
 	$(CC) $$f -fPIC -shared -x c -o /dev/null - 2>/dev/null && echo $$f && break; done)
 endif
 
-SHIM_SRCS := $(wildcard shim/*/*.c) $(wildcard backend/*.c) $(wildcard bootstrap/*.c)
+SHIM_SRCS := $(filter-out shim/shadow/attach.c,$(wildcard shim/*/*.c)) $(wildcard backend/*.c) $(wildcard bootstrap/*.c)
 SHIM_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SHIM_SRCS))
 # Objects for unit tests: the shim's modules built without -fvisibility=hidden and with
 # HP_UNIT_TEST (no constructors), minus the interposed entry points, so a test binary keeps
 # libc's allocator and can drive the internals against fakes.
 ENTRY_SRCS := $(wildcard shim/interpose/*.c)
-TEST_OBJS := $(patsubst %.c,$(BUILD)/tobj/%.o,$(filter-out $(ENTRY_SRCS),$(SHIM_SRCS)))
+TEST_OBJS := $(patsubst %.c,$(BUILD)/tobj/%.o,$(filter-out $(ENTRY_SRCS),$(SHIM_SRCS) shim/shadow/attach.c))
 
 # The report tool: ordinary C, links elfutils' libdw for DWARF symbolisation.
 REPORT_CFLAGS := $(OPT) $(WARN) -std=gnu11 -D_GNU_SOURCE -Ishim -Ireport
@@ -75,7 +75,7 @@ PROG_SRCS  := $(wildcard test/progs/*.c) $(wildcard test/progs/*.cc)
 .DEFAULT_GOAL := all
 # Keep the unit-test objects (make would delete them as intermediates after each test build).
 .SECONDARY:
-all: $(BUILD)/libheapprof_shim.so $(BUILD)/heapprof-report $(BUILD)/demo
+all: $(BUILD)/libheapprof_shim.so $(BUILD)/heapprof-report $(BUILD)/demo rt
 demo: $(BUILD)/demo
 
 shim: $(BUILD)/libheapprof_shim.so
@@ -147,5 +147,44 @@ bench-model: all
 
 clean:
 	rm -rf $(BUILD)
+
+# ---------------------------------------------------------------------------------------------
+# Access profiling: the instrumentation runtime (build/libheapprof_rt.a and the objects
+# heapprof-cc links per module) and the access tests (`make access-check`).
+# The instrumentation runtime: ordinary PIC objects (no LTO: they go into the program's own
+# link), hidden but for the ABI symbols; shadow.c is built in as well, for the shadow of its
+# own it reserves without the shim. heapprof-cc links build/libheapprof_rt.a, the module object
+# of its mode, and (executables only) the preinit object.
+RT_CFLAGS := -O2 -g $(WARN) -std=gnu11 -fPIC -fvisibility=hidden -fno-omit-frame-pointer -D_GNU_SOURCE \
+	-Ishim -Iinstrument
+RT_SRCS := instrument/init.c instrument/memprof.c instrument/asan.c shim/shadow/shadow.c
+RT_OBJS := $(patsubst %.c,$(BUILD)/rt/%.o,$(RT_SRCS))
+RT_MODES := inline:1 callbacks:2 gcc:4
+RT_MODULE_OBJS := $(foreach m,$(RT_MODES),$(BUILD)/heapprof_rt_mod_$(firstword $(subst :, ,$(m))).o)
+RT_HDRS := instrument/instrument.h $(wildcard shim/shadow/*.h)
+
+.PHONY: rt access-check
+rt: $(BUILD)/libheapprof_rt.a $(BUILD)/heapprof_rt_preinit.o $(RT_MODULE_OBJS)
+
+$(BUILD)/rt/%.o: %.c $(RT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -c $< -o $@
+
+$(BUILD)/libheapprof_rt.a: $(RT_OBJS)
+	rm -f $@
+	ar rcs $@ $(RT_OBJS)
+
+$(BUILD)/heapprof_rt_preinit.o: instrument/preinit.c $(RT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -c $< -o $@
+
+$(BUILD)/heapprof_rt_mod_%.o: instrument/module.c $(RT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -DHP_RT_MODE=$(lastword $(subst :, ,$(filter $*:%,$(RT_MODES)))) -c $< -o $@
+
+# Access tests: heapprof-cc builds in every mode, counts under the probe preload (the shim's
+# attach and shadow code), driver behaviour. Not part of `check` until phase 2 wires the shadow.
+access-check: rt
+	@sh test/access/run.sh $(BUILD)
 
 -include $(SHIM_OBJS:.o=.d) $(patsubst %.o,%.d,$(TEST_OBJS))

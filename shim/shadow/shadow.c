@@ -1,0 +1,289 @@
+/* The access shadow (shadow.h): reserving the planes, and clearing, summing and giving back a
+ * block's counters. Also built into the instrumentation runtime (instrument/), which reserves a
+ * shadow of its own when no shim is there, so both find each other at the fixed place. */
+#include "shadow/shadow.h"
+
+#include <errno.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+/* ---------- raw system calls: libc's wrappers may be interposed (the shim exports syscall) or
+ * set errno, which the allocation paths keep for the program ---------- */
+#if defined(__x86_64__)
+static inline long sys6(long n, long a, long b, long c, long d, long e, long f)
+{
+    register long r10 __asm__("r10") = d;
+    register long r8 __asm__("r8") = e;
+    register long r9 __asm__("r9") = f;
+    long ret;
+    __asm__ volatile("syscall"
+                     : "=a"(ret)
+                     : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+                     : "rcx", "r11", "memory");
+    return ret; /* -errno on failure */
+}
+#else
+#include <unistd.h>
+static inline long sys6(long n, long a, long b, long c, long d, long e, long f)
+{
+    int saved = errno;
+    long r = syscall(n, a, b, c, d, e, f);
+    if (r == -1)
+        r = -errno;
+    errno = saved;
+    return r;
+}
+#endif
+
+static long sys_mmap(uintptr_t at, size_t len, int flags)
+{
+    return sys6(SYS_mmap, (long)at, (long)len, PROT_READ | PROT_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | flags, -1, 0);
+}
+static void sys_munmap(uintptr_t at, size_t len) { sys6(SYS_munmap, (long)at, (long)len, 0, 0, 0, 0); }
+static void sys_madvise(uintptr_t at, size_t len, int advice)
+{
+    sys6(SYS_madvise, (long)at, (long)len, advice, 0, 0, 0);
+}
+
+#define PAGE 4096u
+
+/* ---------- reserving ---------- */
+
+/* The first bytes of plane 0 count granules 0 and 1, addresses 0..127, which no program can
+ * access: they hold a marker by which another copy of this code recognises the shadow at the
+ * fixed place, and where plane 1 went. */
+#define SHADOW_MAGIC 0x6865617073686477ull /* "heapshdw" */
+struct marker {
+    uint64_t magic;
+    uintptr_t wbase;
+};
+
+/* A 16 TiB plane at `at` (0: anywhere). Huge pages off: one written counter would otherwise
+ * keep 2 MiB. Out of core dumps: most of it is zero, all of it is ours. */
+static int map_plane(uintptr_t at, uintptr_t *got)
+{
+    long m = sys_mmap(at, HP_SHADOW_PLANE_SIZE, at ? MAP_FIXED_NOREPLACE : 0);
+    if (m < 0 && m > -4096)
+        return (int)m;
+    if (at && (uintptr_t)m != at) {
+        /* A kernel older than 4.17 took MAP_FIXED_NOREPLACE for a hint and put it elsewhere. */
+        sys_munmap((uintptr_t)m, HP_SHADOW_PLANE_SIZE);
+        return -EEXIST;
+    }
+    sys_madvise((uintptr_t)m, HP_SHADOW_PLANE_SIZE, MADV_NOHUGEPAGE);
+    sys_madvise((uintptr_t)m, HP_SHADOW_PLANE_SIZE, MADV_DONTDUMP);
+    *got = (uintptr_t)m;
+    return 0;
+}
+
+/* Read the marker at the fixed place, whatever is mapped there: through the kernel, which
+ * answers EFAULT for memory that cannot be read instead of faulting. */
+static int read_fixed_marker(struct marker *mk)
+{
+    struct iovec local = {mk, sizeof *mk};
+    struct iovec remote = {(void *)HP_SHADOW_FIXED_BASE, sizeof *mk};
+    long pid = sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+    long r = sys6(SYS_process_vm_readv, pid, (long)&local, 1, (long)&remote, 1, 0);
+    return r == (long)sizeof *mk && mk->magic == SHADOW_MAGIC ? 0 : -1;
+}
+
+static int reserve_base(struct hp_shadow *sh)
+{
+    uintptr_t b;
+    int r = map_plane(HP_SHADOW_FIXED_BASE, &b);
+    if (r == -EEXIST) {
+        struct marker mk;
+        if (read_fixed_marker(&mk) == 0) {
+            sh->base = HP_SHADOW_FIXED_BASE;
+            if (!sh->wbase)
+                sh->wbase = __atomic_load_n(&((struct marker *)sh->base)->wbase, __ATOMIC_ACQUIRE);
+            return 0;
+        }
+    }
+    if (r != 0 && (r = map_plane(0, &b)) != 0)
+        return r;
+    struct marker *mk = (struct marker *)b;
+    mk->wbase = 0;
+    __atomic_store_n(&mk->magic, SHADOW_MAGIC, __ATOMIC_RELEASE);
+    sh->base = b;
+    return 0;
+}
+
+int hp_shadow_reserve(struct hp_shadow *sh, int writes)
+{
+    if (!sh->base) {
+        int r = reserve_base(sh);
+        if (r)
+            return r;
+    }
+    if (!writes || sh->wbase)
+        return 0;
+    struct marker *mk = (struct marker *)sh->base;
+    uintptr_t w = __atomic_load_n(&mk->wbase, __ATOMIC_ACQUIRE);
+    if (!w) {
+        /* Past a plane 0 the kernel placed, the fixed distance may be taken or beyond the
+         * address space (ENOMEM): then anywhere. */
+        int r = map_plane(sh->base + HP_SHADOW_PLANE_SIZE, &w);
+        if (r)
+            r = map_plane(0, &w);
+        if (r)
+            return r;
+        uintptr_t none = 0;
+        if (!__atomic_compare_exchange_n(&mk->wbase, &none, w, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            sys_munmap(w, HP_SHADOW_PLANE_SIZE); /* another copy published one meanwhile */
+            w = none;
+        }
+    }
+    sh->wbase = w;
+    return 0;
+}
+
+/* ---------- a block's counters ---------- */
+
+/* Zero counters [c, e) that are not zero already: a store to a page never written would make
+ * the kernel give it memory. */
+static void zero_ctrs(uint64_t *c, uint64_t *e)
+{
+    for (; c < e; c++)
+        if (*c)
+            *c = 0;
+}
+
+/* The whole pages inside counters [c, e): [*lo, *hi), empty (lo == hi) when the span is below
+ * HP_SHADOW_RELEASE_MIN, which is cleared by stores instead. */
+static void inner_pages(uint64_t *c, uint64_t *e, uint64_t **lo, uint64_t **hi)
+{
+    uintptr_t a = ((uintptr_t)c + PAGE - 1) & ~(uintptr_t)(PAGE - 1);
+    uintptr_t b = (uintptr_t)e & ~(uintptr_t)(PAGE - 1);
+    if ((uintptr_t)e - (uintptr_t)c < HP_SHADOW_RELEASE_MIN || b <= a)
+        a = b = (uintptr_t)c;
+    *lo = (uint64_t *)a;
+    *hi = (uint64_t *)b;
+}
+
+/* Clear counters [c, e): stores at the ends, whole pages given back in between. */
+static void clear_plane(uint64_t *c, uint64_t *e)
+{
+    uint64_t *lo, *hi;
+    inner_pages(c, e, &lo, &hi);
+    if (lo == hi) {
+        zero_ctrs(c, e);
+        return;
+    }
+    zero_ctrs(c, lo);
+    zero_ctrs(hi, e);
+    sys_madvise((uintptr_t)lo, (uintptr_t)hi - (uintptr_t)lo, MADV_DONTNEED);
+}
+
+void hp_shadow_clear(const struct hp_shadow *sh, uintptr_t p, size_t size)
+{
+    uint64_t n = hp_shadow_granules(p, size);
+    if (!n || !sh->base)
+        return;
+    uint64_t *c = hp_shadow_ctr(sh->base, p);
+    clear_plane(c, c + n);
+    if (sh->wbase) {
+        c = hp_shadow_ctr(sh->wbase, p);
+        clear_plane(c, c + n);
+    }
+}
+
+/* Sum counters [c, e) of plane 0 into out (and hist, relative to first); clear them when
+ * clear. */
+static void sum_counts(uint64_t *c, uint64_t *e, uint64_t *first, struct hp_shadow_sum *out,
+                       uint64_t *hist, size_t hist_len, int clear)
+{
+    for (; c < e; c++) {
+        uint64_t v = *c;
+        if (!v)
+            continue;
+        out->accesses += v;
+        out->touched++;
+        size_t i = (size_t)(c - first);
+        if (hist && i < hist_len)
+            hist[i] += v;
+        if (clear)
+            *c = 0;
+    }
+}
+
+static void sum_writes(uint64_t *c, uint64_t *e, struct hp_shadow_sum *out, int clear)
+{
+    for (; c < e; c++) {
+        uint64_t v = *c;
+        if (v) {
+            out->writes += v;
+            if (clear)
+                *c = 0;
+        }
+    }
+}
+
+/* Figures of [p, p + size); with clear, counters end at zero: those in whole pages of a large
+ * block's span are summed, then their pages given back. */
+static void walk(const struct hp_shadow *sh, uintptr_t p, size_t size, struct hp_shadow_sum *out,
+                 uint64_t *hist, size_t hist_len, int clear)
+{
+    out->accesses = out->writes = out->touched = 0;
+    out->granules = hp_shadow_granules(p, size);
+    if (!out->granules || !sh->base)
+        return;
+    uint64_t *c = hp_shadow_ctr(sh->base, p), *e = c + out->granules, *lo = c, *hi = c;
+    if (clear)
+        inner_pages(c, e, &lo, &hi);
+    sum_counts(c, lo, c, out, hist, hist_len, clear);
+    sum_counts(lo, hi, c, out, hist, hist_len, 0);
+    sum_counts(hi, e, c, out, hist, hist_len, clear);
+    if (hi != lo)
+        sys_madvise((uintptr_t)lo, (uintptr_t)hi - (uintptr_t)lo, MADV_DONTNEED);
+    if (!sh->wbase)
+        return;
+    c = hp_shadow_ctr(sh->wbase, p);
+    e = c + out->granules;
+    lo = hi = c;
+    if (clear)
+        inner_pages(c, e, &lo, &hi);
+    sum_writes(c, lo, out, clear);
+    sum_writes(lo, hi, out, 0);
+    sum_writes(hi, e, out, clear);
+    if (hi != lo)
+        sys_madvise((uintptr_t)lo, (uintptr_t)hi - (uintptr_t)lo, MADV_DONTNEED);
+}
+
+void hp_shadow_take(const struct hp_shadow *sh, uintptr_t p, size_t size,
+                    struct hp_shadow_sum *out, uint64_t *hist, size_t hist_len)
+{
+    walk(sh, p, size, out, hist, hist_len, 1);
+}
+
+void hp_shadow_peek(const struct hp_shadow *sh, uintptr_t p, size_t size,
+                    struct hp_shadow_sum *out, uint64_t *hist, size_t hist_len)
+{
+    walk(sh, p, size, out, hist, hist_len, 0);
+}
+
+/* Whole pages only: the counters at either end may belong to neighbouring blocks. */
+static void release_plane(uintptr_t base, uintptr_t p, size_t size)
+{
+    uint64_t n = hp_shadow_granules(p, size);
+    if (!n)
+        return;
+    uintptr_t c = (uintptr_t)hp_shadow_ctr(base, p), e = c + n * sizeof(uint64_t);
+    uintptr_t a = (c + PAGE - 1) & ~(uintptr_t)(PAGE - 1), b = e & ~(uintptr_t)(PAGE - 1);
+    if (b > a)
+        sys_madvise(a, b - a, MADV_DONTNEED);
+}
+
+void hp_shadow_release(const struct hp_shadow *sh, uintptr_t p, size_t size)
+{
+    if (sh->base)
+        release_plane(sh->base, p, size);
+    if (sh->wbase)
+        release_plane(sh->wbase, p, size);
+}

@@ -1,0 +1,128 @@
+/* shadow/: the access shadow. One 8-byte counter per 64-byte granule of the address space,
+ * incremented by separately instrumented code (clang -fmemory-profile inline or callbacks, gcc's
+ * asan callbacks through instrument/); read and cleared here per block. Raw system calls only:
+ * nothing here allocates, locks or depends on another shim module.
+ *
+ * The mapping (clang's MemProf mapping, scale 3, granularity 64):
+ *
+ *     counter(a) = base + ((a & ~63) >> 3)
+ *
+ *   address space (47 bits, 128 TiB)                plane 0 at base (16 TiB)
+ *   +--------+--------+--------+--------+-----      +---+---+---+---+-----
+ *   |  g0    |  g1    |  g2    |  g3    | ...       |c0 |c1 |c2 |c3 | ...
+ *   +--------+--------+--------+--------+-----      +---+---+---+---+-----
+ *   0        64       128      192                  base  +8  +16 +24
+ *   granule gi = bytes [64i, 64i+64)  ----------->  counter ci = 8 bytes at base + 8i
+ *
+ * Planes: every plane is indexed the same way from its own base, 16 TiB each, reserved with
+ * MAP_NORESERVE (address space, no memory) and without huge pages, so a counter costs memory
+ * only once its 4 KiB page (512 counters: 32 KiB of heap) is written.
+ *   plane 0 (base)   every access: inline code writes it, callbacks too. Always there.
+ *   plane 1 (wbase)  writes only: fed by callback builds (clang callbacks, gcc), which know
+ *                    loads from stores; inline builds never touch it. Reserved at base + 16 TiB
+ *                    (a fixed distance) when free, else anywhere; reads = plane 0 - plane 1.
+ * Room for later planes, not built: a per-8-byte-word histogram for small objects in callback
+ * mode (1-byte saturating counters, counter(a) = hbase + (a >> 3), also 16 TiB), and a
+ * false-sharing plane (one 8-byte record per 64-byte cache line, i.e. the same index as plane
+ * 0: last writing thread and a count of writes by another thread than the previous accessor,
+ * Predator-style). Both need callbacks: inline code only increments.
+ *
+ * Blocks never share a counter. The shim puts a 32-byte header immediately before every user
+ * pointer (core header.h: raw .. padding .. header .. user), inside the block it got from the
+ * allocator, and user pointers are multiples of 32 (plain blocks, memalign'd blocks with
+ * user = raw + align, aligned blocks placed in a plain block, mimalloc's offset blocks, blocks
+ * moved by realloc: all place the user pointer at >= raw + 32 on a 32-byte boundary).
+ *   - A block's first granule starts at its header or at its user pointer: user % 64 is 0
+ *     (granule starts at user: page-start blocks, every alignment >= 64) or 32 (granule starts
+ *     at user - 32, the header's first byte). Either way inside the block's own raw block.
+ *   - Its last granule ends before the next block's data: for blocks A (user a, size s > 0)
+ *     and B (user b > a), B's header lies in B's raw block, after A's raw block, so
+ *     b >= a + s + 32. Let G be the start of A's last granule, G <= a + s - 1: then
+ *     b >= G + 33, and b being a multiple of 32, b >= G + 64: B's first granule is past A's.
+ *   So counters of distinct live blocks are distinct, also for accesses up to the usable size
+ *   (A's raw block ends at or before b - 32, where B's first granule starts at the earliest).
+ *   What can still land in a block's first or last granule: its own header (the shim is not
+ *   instrumented), and writes of an instrumented allocator to its metadata next to the block.
+ *   A 32-aligned block's granule i covers block bytes [64i - r, 64i - r + 64), r = user % 64.
+ */
+#ifndef HP_SHADOW_H
+#define HP_SHADOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HP_SHADOW_GRANULE 64u
+#define HP_SHADOW_SCALE 3 /* granule (64 bytes) -> counter (8 bytes) */
+#define HP_SHADOW_ADDR_BITS 47 /* x86_64 user space with 4-level page tables */
+#define HP_SHADOW_PLANE_SIZE ((uint64_t)1 << (HP_SHADOW_ADDR_BITS - HP_SHADOW_SCALE)) /* 16 TiB */
+/* Where plane 0 goes when that range is free: 16..32 TiB lies between a non-PIE program's
+ * brk heap (low) and the mmap area (top-down from 0x7f..): nothing is mapped there unless a
+ * program asks. A fixed place lets every copy of the runtime (instrument/) and the shim find
+ * one shadow without looking symbols up; plane 1 follows at + 16 TiB. */
+#define HP_SHADOW_FIXED_BASE ((uintptr_t)1 << 44)
+/* Planes whose shadow spans at least this many bytes are cleared by giving their whole pages
+ * back (madvise DONTNEED: one system call, no memory kept) instead of storing zeros: 64 KiB
+ * of counters cover 512 KiB of heap. */
+#define HP_SHADOW_RELEASE_MIN ((size_t)64 << 10)
+
+/* The shadow a process uses: plane bases, 0 for a plane not reserved. Fixed once set. */
+struct hp_shadow {
+    uintptr_t base;  /* plane 0: every access */
+    uintptr_t wbase; /* plane 1: writes only (callback builds) */
+};
+
+/* A block's figures from the shadow. */
+struct hp_shadow_sum {
+    uint64_t accesses; /* plane 0 summed over the block's granules */
+    uint64_t writes;   /* plane 1 summed (0 without plane 1) */
+    uint64_t granules; /* granules the block covers: utilisation's denominator */
+    uint64_t touched;  /* granules with at least one access */
+};
+
+/* The counter of address a in the plane at base. */
+static inline uint64_t *hp_shadow_ctr(uintptr_t base, uintptr_t a)
+{
+    return (uint64_t *)(base + ((a & ~(uintptr_t)(HP_SHADOW_GRANULE - 1)) >> HP_SHADOW_SCALE));
+}
+
+/* Granules covered by [p, p + size): from p's granule to the granule of its last byte. */
+static inline uint64_t hp_shadow_granules(uintptr_t p, size_t size)
+{
+    if (size == 0)
+        return 0;
+    return (((p + size - 1) >> 6) - (p >> 6)) + 1;
+}
+
+/* Utilisation in percent: granules touched of granules covered (0 for an empty block). */
+static inline unsigned hp_shadow_util_pct(const struct hp_shadow_sum *s)
+{
+    return s->granules ? (unsigned)(s->touched * 100 / s->granules) : 0;
+}
+
+/* Reserve plane 0 (and plane 1 when writes) in sh, those not reserved yet: at the fixed place
+ * when free, or adopting the shadow another copy of this code (the shim, or the runtime of
+ * another module) reserved there, else wherever the kernel puts it. One-time per plane and not
+ * thread-safe by itself: the caller serialises. Returns 0, or a negative errno when a plane
+ * could not be reserved (sh then keeps what it had). */
+int hp_shadow_reserve(struct hp_shadow *sh, int writes);
+
+/* At allocation: zero the counters of [p, p + size) in every plane (a reused address may hold
+ * counts from a freed block's after-free accesses or from memory that was not a block). */
+void hp_shadow_clear(const struct hp_shadow *sh, uintptr_t p, size_t size);
+/* At free: the block's figures, its counters cleared (large blocks' shadow pages given back).
+ * hist (may be NULL): hist[i] += count of the block's granule i, for i < hist_len. */
+void hp_shadow_take(const struct hp_shadow *sh, uintptr_t p, size_t size,
+                    struct hp_shadow_sum *out, uint64_t *hist, size_t hist_len);
+/* At a dump, for live blocks: the same figures, counters left as they are. */
+void hp_shadow_peek(const struct hp_shadow *sh, uintptr_t p, size_t size,
+                    struct hp_shadow_sum *out, uint64_t *hist, size_t hist_len);
+/* Give back the whole shadow pages of [p, p + size) in every plane (their counters read 0
+ * after): for memory that stops being heap without a free, and for large freed blocks. */
+void hp_shadow_release(const struct hp_shadow *sh, uintptr_t p, size_t size);
+
+/* The process's shadow, owned by the shim (attach.c); zero until an instrumented module
+ * attaches, so uninstrumented programs pay one load and branch on their allocation paths. */
+extern struct hp_shadow hp_shadow;
+static inline int hp_shadow_on(void) { return __atomic_load_n(&hp_shadow.base, __ATOMIC_ACQUIRE) != 0; }
+
+#endif

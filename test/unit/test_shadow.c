@@ -1,0 +1,533 @@
+/* Unit tests for the access shadow (shim/shadow/): the mapping, granule counts with tail
+ * granules, sums, histograms, clearing and giving pages back, against a fake shadow (small
+ * mapped planes whose base makes a made-up address range map into them); the reservation and
+ * its rendezvous at the fixed place; and, on the shim's real allocation path over libc's
+ * allocator, that two blocks never share a counter. */
+#include "unit_support.h"
+
+#include "backend/backend.h"
+#include "core/core.h"
+#include "core/header_internal.h"
+#include "profile/profile.h"
+#include "rt/rt.h"
+#include "shadow/attach.h"
+#include "shadow/shadow.h"
+
+#include <malloc.h>
+#include <stdint.h>
+#include <sys/mman.h>
+
+/* ---------- the fake shadow ---------- */
+
+/* Addresses the fake planes cover: never dereferenced, only mapped to counters. */
+#define HEAP ((uintptr_t)0x40000000)
+#define HEAP_SPAN ((size_t)32 << 20)
+#define PLANE_BYTES (HEAP_SPAN >> 3)
+
+static struct hp_shadow fake;
+static uint64_t *plane0, *plane1;
+
+static uint64_t *map_plane(void)
+{
+    void *p = mmap(NULL, PLANE_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(p, MAP_FAILED);
+    return p;
+}
+
+static void setup(void)
+{
+    plane0 = map_plane();
+    plane1 = map_plane();
+    fake.base = (uintptr_t)plane0 - (HEAP >> 3);
+    fake.wbase = 0;
+}
+
+static void with_writes(void) { fake.wbase = (uintptr_t)plane1 - (HEAP >> 3); }
+
+/* What inline instrumentation does for one access at a: one increment of a's counter. */
+static void access_at(uintptr_t a, uint64_t times) { *hp_shadow_ctr(fake.base, a) += times; }
+/* What a callback build does for a store: plane 0 and plane 1. */
+static void store_at(uintptr_t a)
+{
+    ++*hp_shadow_ctr(fake.base, a);
+    ++*hp_shadow_ctr(fake.wbase, a);
+}
+
+static uint64_t plane_sum(const uint64_t *pl)
+{
+    uint64_t s = 0;
+    for (size_t i = 0; i < PLANE_BYTES / 8; i++)
+        s += pl[i];
+    return s;
+}
+
+/* Pages of [p, p + n) resident. */
+static size_t resident(const void *p, size_t n)
+{
+    unsigned char vec[1024];
+    size_t pages = n / 4096;
+    ck_assert_uint_le(pages, sizeof vec);
+    ck_assert_int_eq(mincore((void *)p, n, vec), 0);
+    size_t r = 0;
+    for (size_t i = 0; i < pages; i++)
+        r += vec[i] & 1;
+    return r;
+}
+
+/* ---------- mapping ---------- */
+
+START_TEST(test_mapping)
+{
+    /* counter(a) = base + ((a & ~63) >> 3): 64 bytes share a counter, the next 64 the next. */
+    ck_assert_ptr_eq(hp_shadow_ctr(fake.base, HEAP), plane0);
+    ck_assert_ptr_eq(hp_shadow_ctr(fake.base, HEAP + 63), plane0);
+    ck_assert_ptr_eq(hp_shadow_ctr(fake.base, HEAP + 64), plane0 + 1);
+    ck_assert_ptr_eq(hp_shadow_ctr(fake.base, HEAP + 130), plane0 + 2);
+    ck_assert_ptr_eq(hp_shadow_ctr(0x1000, 0), (uint64_t *)0x1000);
+    ck_assert_ptr_eq(hp_shadow_ctr(0x1000, 64 * 5 + 7), (uint64_t *)(0x1000 + 40));
+    /* The whole 47-bit space fits one 16 TiB plane. */
+    ck_assert_uint_eq((uintptr_t)hp_shadow_ctr(0, ((uintptr_t)1 << 47) - 1) + 8, HP_SHADOW_PLANE_SIZE);
+    /* The same as clang 14's inline code: (a >> 6) * 8 + base. */
+    for (uintptr_t a = HEAP; a < HEAP + 1000; a += 7)
+        ck_assert_uint_eq((uintptr_t)hp_shadow_ctr(fake.base, a), fake.base + (a >> 6) * 8);
+}
+END_TEST
+
+START_TEST(test_granules)
+{
+    ck_assert_uint_eq(hp_shadow_granules(HEAP, 0), 0);
+    ck_assert_uint_eq(hp_shadow_granules(HEAP, 1), 1);
+    ck_assert_uint_eq(hp_shadow_granules(HEAP, 64), 1);
+    ck_assert_uint_eq(hp_shadow_granules(HEAP, 65), 2);
+    ck_assert_uint_eq(hp_shadow_granules(HEAP + 32, 32), 1);
+    ck_assert_uint_eq(hp_shadow_granules(HEAP + 32, 33), 2); /* a 32-aligned block spills over */
+    ck_assert_uint_eq(hp_shadow_granules(HEAP + 32, 64), 2);
+    ck_assert_uint_eq(hp_shadow_granules(HEAP + 32, 100), 3); /* bytes 0..31, 32..95, 96..99 */
+    ck_assert_uint_eq(hp_shadow_granules(HEAP, 100), 2);
+    ck_assert_uint_eq(hp_shadow_granules(HEAP + 63, 2), 2);
+    ck_assert_uint_eq(hp_shadow_granules(HEAP, (size_t)1 << 20), 16384);
+}
+END_TEST
+
+/* ---------- sums ---------- */
+
+START_TEST(test_every_8th_byte)
+{
+    /* 256 bytes written at every 8th byte, 5 times: 32 accesses per round in 4 granules. */
+    uintptr_t p = HEAP + 64 * 10;
+    for (int r = 0; r < 5; r++)
+        for (uintptr_t a = p; a < p + 256; a += 8)
+            access_at(a, 1);
+    struct hp_shadow_sum s;
+    uint64_t hist[8] = {0};
+    hp_shadow_take(&fake, p, 256, &s, hist, 8);
+    ck_assert_uint_eq(s.accesses, 160);
+    ck_assert_uint_eq(s.granules, 4);
+    ck_assert_uint_eq(s.touched, 4);
+    ck_assert_uint_eq(hp_shadow_util_pct(&s), 100);
+    ck_assert_uint_eq(s.writes, 0);
+    for (int i = 0; i < 4; i++)
+        ck_assert_uint_eq(hist[i], 40);
+    ck_assert_uint_eq(hist[4], 0);
+    ck_assert_uint_eq(plane_sum(plane0), 0); /* taken: cleared */
+}
+END_TEST
+
+START_TEST(test_tail_granule)
+{
+    /* 100 bytes at a user pointer 32 mod 64: granule 0 = header + bytes 0..31, granule 1 =
+     * bytes 32..95, granule 2 = bytes 96..99 (the tail). */
+    uintptr_t p = HEAP + 64 * 3 + 32;
+    access_at(p + 99, 1);
+    access_at(p + 96, 2);
+    access_at(p, 1);
+    struct hp_shadow_sum s;
+    uint64_t hist[4] = {0};
+    hp_shadow_take(&fake, p, 100, &s, hist, 4);
+    ck_assert_uint_eq(s.granules, 3);
+    ck_assert_uint_eq(s.touched, 2);
+    ck_assert_uint_eq(s.accesses, 4);
+    ck_assert_uint_eq(hp_shadow_util_pct(&s), 66);
+    ck_assert_uint_eq(hist[0], 1);
+    ck_assert_uint_eq(hist[1], 0);
+    ck_assert_uint_eq(hist[2], 3);
+    ck_assert_uint_eq(hist[3], 0);
+}
+END_TEST
+
+START_TEST(test_not_multiple_of_64)
+{
+    /* 200 bytes at a 64-aligned pointer: 4 granules, the last holding bytes 192..199. */
+    uintptr_t p = HEAP + 4096;
+    for (uintptr_t a = p; a < p + 200; a += 8)
+        access_at(a, 1);
+    struct hp_shadow_sum s;
+    hp_shadow_take(&fake, p, 200, &s, NULL, 0);
+    ck_assert_uint_eq(s.accesses, 25);
+    ck_assert_uint_eq(s.granules, 4);
+    ck_assert_uint_eq(s.touched, 4);
+}
+END_TEST
+
+START_TEST(test_half_used_and_untouched)
+{
+    uintptr_t p = HEAP + 8192, q = p + 1024 + 32;
+    for (uintptr_t a = p; a < p + 256; a += 8)
+        access_at(a, 1);
+    struct hp_shadow_sum s;
+    hp_shadow_take(&fake, p, 512, &s, NULL, 0);
+    ck_assert_uint_eq(s.accesses, 32);
+    ck_assert_uint_eq(s.touched, 4);
+    ck_assert_uint_eq(s.granules, 8);
+    ck_assert_uint_eq(hp_shadow_util_pct(&s), 50);
+    hp_shadow_take(&fake, q, 512, &s, NULL, 0);
+    ck_assert_uint_eq(s.accesses, 0);
+    ck_assert_uint_eq(s.touched, 0);
+    ck_assert_uint_eq(s.granules, 9);
+    ck_assert_uint_eq(hp_shadow_util_pct(&s), 0);
+    hp_shadow_take(&fake, q, 0, &s, NULL, 0);
+    ck_assert_uint_eq(s.granules, 0);
+    ck_assert_uint_eq(hp_shadow_util_pct(&s), 0);
+}
+END_TEST
+
+START_TEST(test_peek_keeps_counts)
+{
+    uintptr_t p = HEAP + 64;
+    access_at(p, 7);
+    access_at(p + 64, 3);
+    struct hp_shadow_sum s, t;
+    uint64_t h1[2] = {0}, h2[2] = {0};
+    hp_shadow_peek(&fake, p, 128, &s, h1, 2);
+    hp_shadow_take(&fake, p, 128, &t, h2, 2);
+    ck_assert_uint_eq(s.accesses, 10);
+    ck_assert_uint_eq(t.accesses, 10);
+    ck_assert_uint_eq(s.touched, t.touched);
+    ck_assert_uint_eq(h1[0], 7);
+    ck_assert_uint_eq(h2[1], 3);
+    hp_shadow_take(&fake, p, 128, &t, NULL, 0);
+    ck_assert_uint_eq(t.accesses, 0);
+}
+END_TEST
+
+START_TEST(test_hist_bound)
+{
+    /* A block of 10 granules with room for 4 buckets: the first 4 are filled, the rest is
+     * still summed. */
+    uintptr_t p = HEAP + 64 * 100;
+    for (int g = 0; g < 10; g++)
+        access_at(p + 64 * (uintptr_t)g, (uint64_t)g + 1);
+    uint64_t hist[5] = {0};
+    struct hp_shadow_sum s;
+    hp_shadow_take(&fake, p, 640, &s, hist, 4);
+    ck_assert_uint_eq(s.accesses, 55);
+    ck_assert_uint_eq(hist[0], 1);
+    ck_assert_uint_eq(hist[3], 4);
+    ck_assert_uint_eq(hist[4], 0); /* past the bound: untouched */
+}
+END_TEST
+
+START_TEST(test_clear_only_the_block)
+{
+    uintptr_t p = HEAP + 64 * 200 + 32;
+    for (uintptr_t a = p - 64; a < p + 300; a += 8)
+        access_at(a, 1);
+    /* Granules of [p, p+100): the ones at p-32, p+32, p+96. The one before is a neighbour's. */
+    hp_shadow_clear(&fake, p, 100);
+    ck_assert_uint_eq(*hp_shadow_ctr(fake.base, p - 33), 4); /* p-64 .. p-40 */
+    ck_assert_uint_eq(*hp_shadow_ctr(fake.base, p), 0);
+    ck_assert_uint_eq(*hp_shadow_ctr(fake.base, p + 99), 0);
+    ck_assert_uint_ne(*hp_shadow_ctr(fake.base, p + 160), 0);
+    hp_shadow_clear(&fake, p, 0); /* no granules: nothing */
+    ck_assert_uint_eq(*hp_shadow_ctr(fake.base, p - 33), 4);
+}
+END_TEST
+
+START_TEST(test_no_shadow_no_work)
+{
+    struct hp_shadow none = {0, 0};
+    struct hp_shadow_sum s;
+    hp_shadow_take(&none, HEAP, 640, &s, NULL, 0);
+    ck_assert_uint_eq(s.accesses, 0);
+    ck_assert_uint_eq(s.granules, 10);
+    hp_shadow_clear(&none, HEAP, 640);
+    hp_shadow_release(&none, HEAP, 1 << 20);
+}
+END_TEST
+
+/* ---------- reads and writes apart ---------- */
+
+START_TEST(test_writes_plane)
+{
+    with_writes();
+    uintptr_t p = HEAP + 64 * 50;
+    for (uintptr_t a = p; a < p + 128; a += 8)
+        store_at(a); /* 16 stores */
+    for (int r = 0; r < 3; r++)
+        for (uintptr_t a = p; a < p + 128; a += 8)
+            access_at(a, 1); /* 48 loads: plane 0 only */
+    struct hp_shadow_sum s;
+    hp_shadow_take(&fake, p, 128, &s, NULL, 0);
+    ck_assert_uint_eq(s.accesses, 64);
+    ck_assert_uint_eq(s.writes, 16);
+    ck_assert_uint_eq(s.accesses - s.writes, 48); /* reads */
+    ck_assert_uint_eq(plane_sum(plane0), 0);
+    ck_assert_uint_eq(plane_sum(plane1), 0);
+    store_at(p);
+    hp_shadow_clear(&fake, p, 8);
+    ck_assert_uint_eq(plane_sum(plane1), 0);
+}
+END_TEST
+
+/* ---------- large blocks: pages given back ---------- */
+
+START_TEST(test_large_take_gives_pages_back)
+{
+    with_writes();
+    /* 4 MiB of heap at a 32-mod-64 pointer: 512 KiB of counters, 128 pages. */
+    size_t size = (size_t)4 << 20;
+    uintptr_t p = HEAP + 64 * 64 + 32;
+    uint64_t n = hp_shadow_granules(p, size);
+    for (uint64_t g = 0; g < n; g += 3)
+        access_at(p + 64 * g, 2);
+    store_at(p + size - 1);
+    access_at(p - 64, 5);      /* a neighbour before */
+    access_at(p + size + 64, 9); /* and after */
+    ck_assert_uint_gt(resident(plane0, PLANE_BYTES), 100);
+    struct hp_shadow_sum s;
+    uint64_t hist[16] = {0};
+    hp_shadow_take(&fake, p, size, &s, hist, 16);
+    ck_assert_uint_eq(s.granules, n);
+    ck_assert_uint_eq(s.touched, (n + 2) / 3 + ((n - 1) % 3 != 0));
+    ck_assert_uint_eq(s.accesses, 2 * ((n + 2) / 3) + 1);
+    ck_assert_uint_eq(s.writes, 1);
+    ck_assert_uint_eq(hist[0], 2);
+    ck_assert_uint_eq(hist[1], 0);
+    ck_assert_uint_eq(hist[3], 2);
+    /* (mincore first: reading a page maps the zero page, which it counts as resident) */
+    ck_assert_uint_le(resident(plane0, PLANE_BYTES), 3); /* head, tail pages */
+    ck_assert_uint_le(resident(plane1, PLANE_BYTES), 2);
+    ck_assert_uint_eq(plane_sum(plane0), 5 + 9); /* the neighbours' counts only */
+}
+END_TEST
+
+START_TEST(test_large_clear_and_release)
+{
+    size_t size = (size_t)2 << 20; /* 256 KiB of counters */
+    uintptr_t p = HEAP + ((size_t)8 << 20);
+    for (uintptr_t a = p - 64; a < p + size + 64; a += 64)
+        access_at(a, 1);
+    hp_shadow_clear(&fake, p, size);
+    ck_assert_uint_eq(resident((char *)plane0 + (1 << 20), 256 << 10), 0);
+    ck_assert_uint_eq(plane_sum(plane0), 2);
+    /* release: whole pages only. For [p + 640, p + size - 640) the first and the last page of
+     * the block's counters reach outside that range, so they keep their counts. */
+    for (uintptr_t a = p - 64; a < p + size + 64; a += 64)
+        access_at(a, 1);
+    hp_shadow_release(&fake, p + 640, size - 1280);
+    /* the neighbours (2 each), the first page's 512 counters and the last page's 512. */
+    ck_assert_uint_eq(plane_sum(plane0), 2 * 2 + 512 + 512);
+    ck_assert_uint_eq(*hp_shadow_ctr(fake.base, p - 64), 2);
+    ck_assert_uint_eq(*hp_shadow_ctr(fake.base, p + 639), 1);
+    ck_assert_uint_eq(*hp_shadow_ctr(fake.base, p + 4096 * 8), 0);
+}
+END_TEST
+
+/* ---------- reservation ---------- */
+
+START_TEST(test_reserve_and_rendezvous)
+{
+    struct hp_shadow a = {0, 0}, b = {0, 0};
+    ck_assert_int_eq(hp_shadow_reserve(&a, 0), 0);
+    ck_assert_uint_ne(a.base, 0);
+    ck_assert_uint_eq(a.wbase, 0);
+    /* The fixed place is free in a test process: taken there. */
+    ck_assert_uint_eq(a.base, HP_SHADOW_FIXED_BASE);
+    /* A counter of a real heap address works and costs no more than its page. */
+    char *heap = malloc(1000);
+    ++*hp_shadow_ctr(a.base, (uintptr_t)heap);
+    ck_assert_uint_eq(*hp_shadow_ctr(a.base, (uintptr_t)heap), 1);
+    /* A second copy finds the same shadow (another runtime, or the shim) ... */
+    ck_assert_int_eq(hp_shadow_reserve(&b, 0), 0);
+    ck_assert_uint_eq(b.base, a.base);
+    /* ... and a writes plane reserved by one is found by the other. */
+    ck_assert_int_eq(hp_shadow_reserve(&a, 1), 0);
+    ck_assert_uint_eq(a.wbase, HP_SHADOW_FIXED_BASE + HP_SHADOW_PLANE_SIZE);
+    struct hp_shadow c = {0, 0};
+    ck_assert_int_eq(hp_shadow_reserve(&c, 1), 0);
+    ck_assert_uint_eq(c.wbase, a.wbase);
+    ck_assert_int_eq(hp_shadow_reserve(&b, 1), 0);
+    ck_assert_uint_eq(b.wbase, a.wbase);
+    free(heap);
+}
+END_TEST
+
+START_TEST(test_reserve_when_fixed_place_taken)
+{
+    /* Something else lives at the fixed place: the shadow goes elsewhere. */
+    void *m = mmap((void *)HP_SHADOW_FIXED_BASE, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
+                   MAP_FIXED_NOREPLACE, -1, 0);
+    ck_assert_ptr_eq(m, (void *)HP_SHADOW_FIXED_BASE);
+    struct hp_shadow a = {0, 0};
+    ck_assert_int_eq(hp_shadow_reserve(&a, 1), 0);
+    ck_assert_uint_ne(a.base, 0);
+    ck_assert_uint_ne(a.base, HP_SHADOW_FIXED_BASE);
+    ck_assert_uint_ne(a.wbase, 0);
+    ++*hp_shadow_ctr(a.wbase, (uintptr_t)&a);
+    /* Unreadable there (PROT_NONE): not taken for a shadow either. */
+    munmap(m, 4096);
+    m = mmap((void *)HP_SHADOW_FIXED_BASE, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+             MAP_FIXED_NOREPLACE, -1, 0);
+    ck_assert_ptr_eq(m, (void *)HP_SHADOW_FIXED_BASE);
+    struct hp_shadow b = {0, 0};
+    ck_assert_int_eq(hp_shadow_reserve(&b, 0), 0);
+    ck_assert_uint_ne(b.base, HP_SHADOW_FIXED_BASE);
+}
+END_TEST
+
+START_TEST(test_attach_stub)
+{
+    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_INLINE, 1, &a, 0, 0};
+    ck_assert(!hp_shadow_on());
+    ck_assert_int_eq(heapprof_shadow_attach(&a), 0);
+    ck_assert(hp_shadow_on());
+    ck_assert_uint_eq(a.base, hp_shadow.base);
+    ck_assert_uint_eq(a.wbase, 0);
+    struct hp_attach b = {HP_ATTACH_VERSION, sizeof b, HP_MODE_CALLBACKS, 1, &b, 0, 0};
+    ck_assert_int_eq(heapprof_shadow_attach(&b), 0);
+    ck_assert_uint_eq(b.base, a.base);
+    ck_assert_uint_ne(b.wbase, 0);
+    ck_assert_uint_eq(hp_shadow.wbase, b.wbase);
+    struct hp_attach bad = {HP_ATTACH_VERSION + 1, sizeof bad, HP_MODE_INLINE, 1, &bad, 0, 0};
+    ck_assert_int_eq(heapprof_shadow_attach(&bad), -1);
+    bad.version = HP_ATTACH_VERSION;
+    bad.size = 8;
+    ck_assert_int_eq(heapprof_shadow_attach(&bad), -1);
+}
+END_TEST
+
+/* ---------- two blocks never share a counter: the shim's real allocation path ---------- */
+
+static void libc_backend(void)
+{
+    memset(&hp_be, 0, sizeof hp_be);
+    hp_be.name = "libc";
+    hp_be.malloc = malloc;
+    hp_be.free = free;
+    hp_be.calloc = calloc;
+    hp_be.realloc = realloc;
+    hp_be.memalign = memalign;
+    hp_be.usable_size = malloc_usable_size;
+    hp_options_parse(&hp_opt, "output=:verbosity=0");
+    hp_init_state = HP_INIT_DONE;
+    hp_profiling = 0;
+    hp_passthrough = 0;
+    hp_secret = 0x243f6a8885a308d3ull;
+}
+
+struct blk {
+    uintptr_t user, size;
+};
+
+static int by_user(const void *a, const void *b)
+{
+    uintptr_t x = ((const struct blk *)a)->user, y = ((const struct blk *)b)->user;
+    return x < y ? -1 : x > y;
+}
+
+/* The argument of shadow.h, checked on every block: the first granule starts at the header
+ * or the user pointer, inside the block's own raw block; sorted by address, each block's last
+ * granule (and its usable tail's) lies before the next block's first. */
+static void check_disjoint(struct blk *b, int n)
+{
+    qsort(b, (size_t)n, sizeof *b, by_user);
+    for (int i = 0; i < n; i++) {
+        void *u = (void *)b[i].user;
+        uintptr_t first = b[i].user & ~(uintptr_t)63;
+        ck_assert_uint_eq(b[i].user % HP_MIN_ALIGN, 0);
+        ck_assert_uint_ge(first, b[i].user - HP_HEADER_SIZE);
+        ck_assert_uint_ge(first, (uintptr_t)hp_hdr_raw(u, hp_hdr(u)));
+        if (i + 1 == n || b[i].size == 0)
+            continue;
+        uintptr_t last = (b[i].user + b[i].size - 1) & ~(uintptr_t)63;
+        uintptr_t usable_last = (b[i].user + hp_usable_size(u) - 1) & ~(uintptr_t)63;
+        uintptr_t next_first = b[i + 1].user & ~(uintptr_t)63;
+        ck_assert_uint_lt(last, next_first);
+        ck_assert_uint_lt(usable_last, next_first);
+        ck_assert_ptr_ne(hp_shadow_ctr(0, b[i].user + b[i].size - 1), hp_shadow_ctr(0, b[i + 1].user));
+    }
+}
+
+START_TEST(test_blocks_never_share_a_counter)
+{
+    libc_backend();
+    enum { N = 3000 };
+    static struct blk b[N];
+    int n = 0;
+    /* Plain blocks of every size up to 300 (user pointers 0 or 32 mod 64, as glibc places
+     * them), aligned ones of 64 .. 8192 (page-start blocks among them), mimalloc-style offset
+     * blocks, and blocks moved by realloc. */
+    for (size_t s = 0; s < 300; s++) {
+        b[n].size = s;
+        b[n++].user = (uintptr_t)hp_alloc(s, 0, s & 1);
+    }
+    for (size_t al = 64; al <= 8192; al *= 2)
+        for (size_t s = 1; s < 5000; s += 331) {
+            b[n].size = s;
+            b[n++].user = (uintptr_t)hp_alloc(s, al, 0);
+        }
+    int page_starts = 0;
+    for (int i = 0; i < n; i++)
+        page_starts += (b[i].user & 4095) == 0;
+    ck_assert_int_gt(page_starts, 10);
+    for (size_t s = 1; s < 2000; s += 97) {
+        b[n].size = s;
+        b[n++].user = (uintptr_t)hp_alloc_from(NULL, NULL, s, 128, 32, 0);
+    }
+    for (int i = 0; i < 100; i++) {
+        b[n].size = 100 + (size_t)i * 40;
+        b[n].user = (uintptr_t)hp_alloc(10, 0, 0);
+        b[n].user = (uintptr_t)hp_realloc((void *)b[n].user, b[n].size);
+        n++;
+    }
+    int odd = 0;
+    for (int i = 0; i < n; i++) {
+        ck_assert_uint_ne(b[i].user, 0);
+        odd += (b[i].user & 63) == 32;
+    }
+    ck_assert_int_gt(odd, 50); /* the half-granule case is exercised */
+    check_disjoint(b, n);
+    for (int i = 0; i < n; i++)
+        hp_free((void *)b[i].user);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("shadow");
+    TCase *tc = tcase_create("fake shadow");
+    tcase_add_checked_fixture(tc, setup, NULL);
+    tcase_add_test(tc, test_mapping);
+    tcase_add_test(tc, test_granules);
+    tcase_add_test(tc, test_every_8th_byte);
+    tcase_add_test(tc, test_tail_granule);
+    tcase_add_test(tc, test_not_multiple_of_64);
+    tcase_add_test(tc, test_half_used_and_untouched);
+    tcase_add_test(tc, test_peek_keeps_counts);
+    tcase_add_test(tc, test_hist_bound);
+    tcase_add_test(tc, test_clear_only_the_block);
+    tcase_add_test(tc, test_no_shadow_no_work);
+    tcase_add_test(tc, test_writes_plane);
+    tcase_add_test(tc, test_large_take_gives_pages_back);
+    tcase_add_test(tc, test_large_clear_and_release);
+    suite_add_tcase(s, tc);
+    TCase *tr = tcase_create("reservation");
+    tcase_add_test(tr, test_reserve_and_rendezvous);
+    tcase_add_test(tr, test_reserve_when_fixed_place_taken);
+    tcase_add_test(tr, test_attach_stub);
+    suite_add_tcase(s, tr);
+    TCase *tl = tcase_create("layout");
+    tcase_add_test(tl, test_blocks_never_share_a_counter);
+    suite_add_tcase(s, tl);
+    return hp_unit_run(s);
+}
