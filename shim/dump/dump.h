@@ -10,22 +10,15 @@
 
 #include "format/format.h"
 
-/* ---- dumps (dump.c) ---- */
+/* ---- dumps (dump.c) and what triggers them (triggers.c) ---- */
 void hp_dump_init(void);      /* output path, signal handler, interval thread */
 void hp_dump_late_init(void);
-int hp_dump(int reason);      /* 0 on success */
+int hp_dump(int reason);      /* an HPF_DUMP_* reason; 0 on success */
 /* hp_dump, or, when this thread is inside the shim (a signal handler interrupted it), left for
  * the interrupted call to write on its way out (returns 0 then). */
 int hp_dump_request(int reason);
 void hp_dump_at_exit(void);
 void hp_dump_at__exit(void); /* _exit, _Exit: the exit profile, unless in a vfork child */
-void hp_dump_fork_child_locks(void); /* in every child, profiling or not */
-void hp_dump_fork_child(void);
-void hp_dump_fork_child_threads(void); /* after every fork_child handler: restart ours */
-void hp_spool_hib(const struct hpf_hib *hib); /* write one evicted HIB record */
-void hp_dump_fork_prepare(void);       /* the dump lock: before the profiler's locks */
-void hp_dump_fork_prepare_spool(void); /* the spool lock: after them */
-void hp_dump_fork_parent(void);
 void hp_dump_signal_taken(int sig, void *handler); /* the program's sigaction/signal for sig */
 /* A signal is ending the process: write the final profile (once, in the process the dump state
  * belongs to), then let the signal's default action end it (hp_die_by). */
@@ -36,6 +29,17 @@ int hp_dump_owner(void); /* this process owns the dump state (not a vfork child)
 void hp_dump_before_credentials(void);
 extern volatile int hp_kill_pending; /* the signal of a pending HPF_DUMP_KILLED */
 extern volatile int hp_kill_pid;     /* and the process it came to */
+
+/* ---- fork (triggers.c), in the order core/ calls them ---- */
+void hp_dump_fork_prepare(void);       /* the dump lock: before the profiler's locks */
+void hp_dump_fork_prepare_spool(void); /* the spool lock: after them */
+void hp_dump_fork_parent(void);
+void hp_dump_fork_child_locks(void); /* in every child, profiling or not */
+void hp_dump_fork_child(void);
+void hp_dump_fork_child_threads(void); /* after every fork_child handler: restart ours */
+
+/* ---- the spool of evicted HIBs (spool.c) ---- */
+void hp_spool_hib(const struct hpf_hib *hib); /* write one evicted HIB record */
 
 /* ---- signals that end the process (killsig.c; signals.c interposes the signal functions) ---- */
 struct sigaction;
@@ -50,13 +54,9 @@ int hp_sig_shown(int sig, struct sigaction *out); /* taken over or wrapped: what
 void (*hp_sig_shown_handler(int sig, void (*h)(int)))(int);
 void hp_sig_settle(int sig);  /* the program changed sig: take over a SIG_DFL, else let go */
 void hp_signals_resolve(void); /* signals.c: find glibc's signal functions now */
-extern char hp_exe_name[256];
 
 /* ---- libraries closed with dlclose (retired.c) ---- */
-/* Notes on libraries closed with dlclose, for the module list of later dumps (retired.c). */
-
-
-
+/* Notes on libraries closed with dlclose, for the module list of later dumps (modules.c). */
 #define HP_RETIRED_SEGS 8
 
 struct hp_retired {

@@ -1,19 +1,6 @@
-/* Profiles of processes that a signal ends. A server stopped with Ctrl-C or `kill` runs no
- * destructors, so the exit profile would never be written; nor does a program that aborts
- * (std::bad_alloc ends in abort: the profile matters most then) or crashes. For each signal
- * whose default action ends the process (HUP INT QUIT PIPE ALRM TERM USR1 USR2 XCPU XFSZ
- * VTALRM, ABRT, and the faults SEGV BUS ILL FPE) and that the program leaves at SIG_DFL, the
- * shim installs its own handler: it writes the final profile, puts SIG_DFL back and sends the
- * signal again (a fault needs no sending: the instruction faults again), so the process ends
- * exactly as it would have (same signal, same core dump).
- *
- * The program must not notice: the signal functions are interposed so that a query answers
- * SIG_DFL (with the flags and mask the program set), a program's own handler or SIG_IGN
- * replaces the shim's, and setting SIG_DFL again brings the shim's back; a handler installed
- * with SA_RESETHAND is reset by the shim rather than the kernel (on_oneshot). Signals ignored or
- * handled when the shim starts (nohup's SIGHUP) are left alone, and exec resets handlers as
- * always. Code that calls glibc's __sigaction or the system call directly goes around this;
- * it then sees the shim's handler. */
+/* Profiles of processes that a signal ends: the shim's handler on the kill signals the program
+ * leaves at SIG_DFL writes the final profile, then the signal ends the process as it would have;
+ * and what the program sees of those signals' dispositions meanwhile. */
 #include "dump/dump.h"
 #include "rt/rt.h"
 
@@ -22,6 +9,23 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/* A server stopped with Ctrl-C or `kill` runs no destructors, so the exit profile would never
+ * be written; nor does a program that aborts (std::bad_alloc ends in abort: the profile matters
+ * most then) or crashes. For each signal whose default action ends the process (HUP INT QUIT
+ * PIPE ALRM TERM USR1 USR2 XCPU XFSZ VTALRM, ABRT, and the faults SEGV BUS ILL FPE) and that the
+ * program leaves at SIG_DFL, the shim installs its own handler: it writes the final profile,
+ * puts SIG_DFL back and sends the signal again (a fault needs no sending: the instruction
+ * faults again), so the process ends exactly as it would have (same signal, same core dump;
+ * tests killed-*).
+ *
+ * The program must not notice: the signal functions are interposed so that a query answers
+ * SIG_DFL (with the flags and mask the program set), a program's own handler or SIG_IGN
+ * replaces the shim's, and setting SIG_DFL again brings the shim's back; a handler installed
+ * with SA_RESETHAND is reset by the shim rather than the kernel (on_oneshot). Signals ignored or
+ * handled when the shim starts (nohup's SIGHUP) are left alone, and exec resets handlers as
+ * always. Code that calls glibc's __sigaction or the system call directly goes around this;
+ * it then sees the shim's handler. */
 
 /* glibc's exported alias of sigaction, which the shim does not interpose: the real one. */
 extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
@@ -116,7 +120,7 @@ static void take_over(int sig, const struct sigaction *cur)
  * profile. So such a handler is installed through on_oneshot without the flag: on_oneshot
  * makes the reset itself, as a SIG_DFL the shim takes over, and calls the program's handler.
  * The signal stays blocked while it runs unless the program asked for SA_NODEFER, as with
- * the kernel's reset. */
+ * the kernel's reset (tests killed-RESETHAND, killed-SYSV). */
 static struct sigaction oneshot[65]; /* the program's handler, flags and mask */
 static uint64_t oneshot_set;         /* bit per signal whose handler is on_oneshot */
 

@@ -1,7 +1,6 @@
-/* Libraries unloaded by dlclose: their code addresses stay in recorded stacks, so the profile
- * must still describe them. dlclose is interposed to note each closing library's name, load
- * bias, build id and executable segments first; dumps write the notes that no longer overlap a
- * mapped object as MODULE records. */
+/* Libraries closed with dlclose: their code addresses stay in recorded stacks, so each closing
+ * library's name, load bias, build id and executable segments are noted first, and later dumps
+ * write the notes no longer mapped as MODULE records (modules.c; test unload). */
 #include "profile/profile.h"
 #include "dump/dump.h"
 #include "rt/rt.h"

@@ -1,5 +1,5 @@
-/* Unit tests for the stack part of a dump (shim/dump.c, write_stacks): the frame tree of
- * format version 2. Contexts are put straight into the depot's id table; the records written
+/* Unit tests for the stack part of a dump (shim/dump/stacks.c, hp_write_stacks): the frame tree
+ * of format version 2. Contexts are put straight into the depot's id table; the records written
  * are decoded here independently of the report tool, and every context's stack must come back
  * exactly, from a tree with one node per distinct outer part of the stacks (no node twice). */
 #include "unit_support.h"
@@ -350,7 +350,7 @@ START_TEST(long_shared_prefix)
 }
 END_TEST
 
-/* ---------- naming a whole dump (place_file) ---------- */
+/* ---------- naming a whole dump (shim/dump/paths.c, hp_place_file) ---------- */
 
 int hp_test_place_file(const char *tmp, const char *path, char *used, size_t cap, int plain);
 
