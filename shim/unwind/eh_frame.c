@@ -199,8 +199,89 @@ static int parse_cie(const uint8_t *cie, struct cie_info *ci)
     return 0;
 }
 
+/* One CFA instruction that changes a register's rule (or none): the CFA's, rbp's, the return
+ * address's. Returns 0, or -1 on one this unwinder does not follow (expressions, registers
+ * saved in registers) or does not know. initial: the CIE's rules (NULL while running the
+ * CIE's own instructions), which the restore instructions go back to. */
+static int cfa_rule_op(uint8_t op, struct cursor *c, const struct cie_info *ci, struct state *st,
+                       const struct state *initial)
+{
+    switch (op) {
+    case 0x00: break; /* nop */
+    case 0x05: case 0x11: { /* offset_extended(_sf) */
+        uint64_t reg = uleb(c);
+        int64_t off = (op == 0x05 ? (int64_t)uleb(c) : sleb(c)) * ci->data_align;
+        if (reg == REG_RBP)
+            st->rbp_saved = 1, st->rbp_off = off;
+        else if (reg == ci->ra_reg)
+            st->ra_saved = 1, st->ra_off = off;
+        break;
+    }
+    case 0x06: { /* restore_extended */
+        uint64_t reg = uleb(c);
+        if (reg == REG_RBP && initial)
+            st->rbp_saved = initial->rbp_saved, st->rbp_off = initial->rbp_off;
+        break;
+    }
+    case 0x07: case 0x08: { /* undefined, same_value */
+        uint64_t reg = uleb(c);
+        if (reg == REG_RBP)
+            st->rbp_saved = 0;
+        else if (reg == ci->ra_reg)
+            return -1;
+        break;
+    }
+    case 0x09: { /* register: a register saved in another one */
+        uint64_t reg = uleb(c);
+        uleb(c);
+        if (reg == REG_RBP || reg == ci->ra_reg)
+            return -1;
+        break;
+    }
+    case 0x0c: st->cfa_reg = (int)uleb(c); st->cfa_off = (int64_t)uleb(c); break;
+    case 0x0d: st->cfa_reg = (int)uleb(c); break;
+    case 0x0e: st->cfa_off = (int64_t)uleb(c); break;
+    case 0x12: st->cfa_reg = (int)uleb(c); st->cfa_off = sleb(c) * ci->data_align; break;
+    case 0x13: st->cfa_off = sleb(c) * ci->data_align; break;
+    case 0x0f: /* def_cfa_expression (PLT stubs, signal trampolines) */
+        return -1;
+    case 0x10: case 0x16: { /* expression, val_expression */
+        uint64_t reg = uleb(c);
+        uint64_t len = uleb(c);
+        c->p += len;
+        if (reg == REG_RBP || reg == ci->ra_reg)
+            return -1;
+        break;
+    }
+    case 0x14: case 0x15: { /* val_offset(_sf) */
+        uint64_t reg = uleb(c);
+        if (op == 0x14)
+            uleb(c);
+        else
+            sleb(c);
+        if (reg == REG_RBP || reg == ci->ra_reg)
+            return -1;
+        break;
+    }
+    case 0x2e: uleb(c); break; /* GNU_args_size */
+    case 0x2f: { /* GNU_negative_offset_extended */
+        uint64_t reg = uleb(c);
+        int64_t off = -(int64_t)uleb(c) * ci->data_align;
+        if (reg == REG_RBP)
+            st->rbp_saved = 1, st->rbp_off = off;
+        else if (reg == ci->ra_reg)
+            st->ra_saved = 1, st->ra_off = off;
+        break;
+    }
+    default:
+        return -1;
+    }
+    return 0;
+}
+
 /* Run CFA instructions until the location passes target. Returns 0, or -1 on an instruction
- * this unwinder does not follow (expressions, registers saved in registers). */
+ * this unwinder does not follow (expressions, registers saved in registers). The instructions
+ * that move the location or keep states are here, the others in cfa_rule_op. */
 static int run_cfa(const uint8_t *p, const uint8_t *end, const struct cie_info *ci, uint64_t loc,
                    uint64_t target, struct state *st, const struct state *initial)
 {
@@ -230,41 +311,10 @@ static int run_cfa(const uint8_t *p, const uint8_t *end, const struct cie_info *
             continue;
         }
         switch (op) {
-        case 0x00: break; /* nop */
         case 0x01: loc = encoded(&c, ci->fde_enc, 0); if (loc > target) return 0; break;
         case 0x02: loc += fixed(&c, 1) * ci->code_align; if (loc > target) return 0; break;
         case 0x03: loc += fixed(&c, 2) * ci->code_align; if (loc > target) return 0; break;
         case 0x04: loc += fixed(&c, 4) * ci->code_align; if (loc > target) return 0; break;
-        case 0x05: case 0x11: { /* offset_extended(_sf) */
-            uint64_t reg = uleb(&c);
-            int64_t off = (op == 0x05 ? (int64_t)uleb(&c) : sleb(&c)) * ci->data_align;
-            if (reg == REG_RBP)
-                st->rbp_saved = 1, st->rbp_off = off;
-            else if (reg == ci->ra_reg)
-                st->ra_saved = 1, st->ra_off = off;
-            break;
-        }
-        case 0x06: { /* restore_extended */
-            uint64_t reg = uleb(&c);
-            if (reg == REG_RBP && initial)
-                st->rbp_saved = initial->rbp_saved, st->rbp_off = initial->rbp_off;
-            break;
-        }
-        case 0x07: case 0x08: { /* undefined, same_value */
-            uint64_t reg = uleb(&c);
-            if (reg == REG_RBP)
-                st->rbp_saved = 0;
-            else if (reg == ci->ra_reg)
-                return -1;
-            break;
-        }
-        case 0x09: { /* register: a register saved in another one */
-            uint64_t reg = uleb(&c);
-            uleb(&c);
-            if (reg == REG_RBP || reg == ci->ra_reg)
-                return -1;
-            break;
-        }
         case 0x0a: /* remember_state */
             if (depth == 8)
                 return -1;
@@ -275,43 +325,9 @@ static int run_cfa(const uint8_t *p, const uint8_t *end, const struct cie_info *
                 return -1;
             *st = stack[--depth];
             break;
-        case 0x0c: st->cfa_reg = (int)uleb(&c); st->cfa_off = (int64_t)uleb(&c); break;
-        case 0x0d: st->cfa_reg = (int)uleb(&c); break;
-        case 0x0e: st->cfa_off = (int64_t)uleb(&c); break;
-        case 0x12: st->cfa_reg = (int)uleb(&c); st->cfa_off = sleb(&c) * ci->data_align; break;
-        case 0x13: st->cfa_off = sleb(&c) * ci->data_align; break;
-        case 0x0f: /* def_cfa_expression (PLT stubs, signal trampolines) */
-            return -1;
-        case 0x10: case 0x16: { /* expression, val_expression */
-            uint64_t reg = uleb(&c);
-            uint64_t len = uleb(&c);
-            c.p += len;
-            if (reg == REG_RBP || reg == ci->ra_reg)
-                return -1;
-            break;
-        }
-        case 0x14: case 0x15: { /* val_offset(_sf) */
-            uint64_t reg = uleb(&c);
-            if (op == 0x14)
-                uleb(&c);
-            else
-                sleb(&c);
-            if (reg == REG_RBP || reg == ci->ra_reg)
-                return -1;
-            break;
-        }
-        case 0x2e: uleb(&c); break; /* GNU_args_size */
-        case 0x2f: { /* GNU_negative_offset_extended */
-            uint64_t reg = uleb(&c);
-            int64_t off = -(int64_t)uleb(&c) * ci->data_align;
-            if (reg == REG_RBP)
-                st->rbp_saved = 1, st->rbp_off = off;
-            else if (reg == ci->ra_reg)
-                st->ra_saved = 1, st->ra_off = off;
-            break;
-        }
         default:
-            return -1;
+            if (cfa_rule_op(op, &c, ci, st, initial) != 0)
+                return -1;
         }
     }
     return c.bad ? -1 : 0;

@@ -269,21 +269,65 @@ static uint64_t site_rule(struct hp_walk_cache *wc, const struct hp_site_cache *
     return hp_thread_rule(wc, ip);
 }
 
-/* Check *m of entry e: the slot at offset off from the stack pointer holds val (and its value
- * goes into its lane's chain, or *val0 for check 0). 0 when the slot cannot be an entry's: not
- * 8-aligned, or past lim (the last slot on the stack, at most 512 KiB up). */
-static inline __attribute__((always_inline)) int site_check(struct hp_site *e, uint32_t *m, uint64_t *lane,
-                                                            uintptr_t *val0, uintptr_t off, uintptr_t lim,
+/* An entry being made (hp_cfi_site_add): its checks so far, as site_check adds them. */
+struct site_build {
+    struct hp_site *e;
+    uint32_t m;                /* checks made */
+    uint64_t lane[SITE_LANES]; /* the chains of checks 1.. */
+    uintptr_t val0;            /* what check 0 reads */
+    uintptr_t sp, lim;         /* the lookup's stack pointer; the farthest offset a check may have */
+};
+
+/* Check sb->m: the slot at `at` holds val (and its value goes into its lane's chain, or val0
+ * for check 0). 0 when the slot cannot be an entry's: not 8-aligned, or past lim (the last slot
+ * on the stack, at most 512 KiB up). */
+static inline __attribute__((always_inline)) int site_check(struct site_build *sb, uintptr_t at,
                                                             uintptr_t val)
 {
-    if (off > lim || (off & 7))
+    uintptr_t off = at - sb->sp;
+    if (off > sb->lim || (off & 7))
         return 0;
-    e->off[*m] = (uint16_t)(off >> 3);
-    if (*m == 0)
-        *val0 = val;
+    sb->e->off[sb->m] = (uint16_t)(off >> 3);
+    if (sb->m == 0)
+        sb->val0 = val;
     else
-        lane[(*m - 1) % SITE_LANES] = site_step(lane[(*m - 1) % SITE_LANES], val);
-    ++*m;
+        sb->lane[(sb->m - 1) % SITE_LANES] = site_step(sb->lane[(sb->m - 1) % SITE_LANES], val);
+    ++sb->m;
+    return 1;
+}
+
+/* Frame k of the walk at wc's [b, ...) found its CFA through rbp (or stepped by frame pointer),
+ * with rbp bp: the caller's register, then compared as it is (*matters), or a value a frame
+ * further in restored from the stack, then that slot is checked too (a frame with alloca at the
+ * same stack pointer can have its frame base elsewhere), once for each restoring frame
+ * (*checked: the frame whose restore was checked last). 0 when the entry cannot be made. */
+static inline __attribute__((always_inline)) int site_check_bp(struct hp_walk_cache *wc,
+                                                               struct site_build *sb, long b, int k,
+                                                               int steps, uintptr_t bp, int *checked,
+                                                               int *matters)
+{
+    /* Which frame further in restored the rbp it used, if any? */
+    int j = k - 1;
+    uint64_t rj = 0;
+    for (; j >= 0; j--) {
+        rj = site_rule(wc, &wc->sites, b, j);
+        if (!(rj & HP_R_VALID) || (rj & (HP_R_FP | HP_R_RBP_SAVED)))
+            break;
+    }
+    if (j < 0) {
+        *matters = 1;
+        return 1;
+    }
+    if (j == *checked)
+        return 1;
+    /* HP_R_FP and frames without call frame information read the caller's rbp at rbp;
+     * HP_R_RBP_SAVED at the CFA (the slot + 8) plus the rule's offset */
+    uintptr_t from = (!(rj & HP_R_VALID) || (rj & HP_R_FP))
+                         ? wc->bp[b + j]
+                         : wc->slot[b + j] + 8 + (uintptr_t)(intptr_t)(int16_t)(rj >> 16);
+    if (steps + (int)sb->m - k >= HP_SITE_CHECKS || !site_check(sb, from, bp))
+        return 0;
+    *checked = j;
     return 1;
 }
 
@@ -314,15 +358,10 @@ void hp_cfi_site_add(struct hp_walk_cache *wc, uint32_t id)
     /* What the walk read, frame by frame: frame k's step read frame k + 1's address from
      * slot[k] (the last frame's step counts when it gave the walk's end: not when the walk
      * was cut at the depth limit, nor when there was no step). And where a frame found its
-     * CFA through rbp (or stepped by frame pointer), the rbp it used: the caller's register
-     * (then compared as it is: bp_matters) or a value a frame further in restored from the
-     * stack (then that slot is checked too: a frame with alloca at the same stack pointer
-     * can have its frame base elsewhere). */
+     * CFA through rbp, the rbp it used (site_check_bp). */
     int steps = n - 1 + (!trunc && wc->slot[b + n - 1] != (uintptr_t)&hp_walk_no_slot);
-    uint32_t m = 0;
-    uint64_t lane[SITE_LANES] = {0, 0, 0, 0};
-    uintptr_t val0 = 0;
-    int matters = 0, checked = -1; /* checked: the frame whose restore is checked last */
+    struct site_build sb = {e, 0, {0, 0, 0, 0}, 0, sp, 0};
+    int matters = 0, checked = -1;
     uintptr_t hi = sc->q_hi;
     /* (A walk that ended because its last frame could not step: whether that frame fails to
      * step again can depend on its rbp too; its slot is not read.) */
@@ -331,7 +370,7 @@ void hp_cfi_site_add(struct hp_walk_cache *wc, uint32_t id)
         return;
     /* Every slot checked must be on the stack walked (site_check): a walk that read one
      * elsewhere is not kept. */
-    uintptr_t lim = room - 8 < ((uintptr_t)UINT16_MAX << 3) ? room - 8 : ((uintptr_t)UINT16_MAX << 3);
+    sb.lim = room - 8 < ((uintptr_t)UINT16_MAX << 3) ? room - 8 : ((uintptr_t)UINT16_MAX << 3);
     for (int k = 0; k < frames; k++) {
         uintptr_t at = wc->slot[b + k], bp = wc->bp[b + k], fsp = wc->sp[b + k];
         /* A step through rbp takes a CFA within 2 GiB of it and on the stack: a frame whose
@@ -339,43 +378,23 @@ void hp_cfi_site_add(struct hp_walk_cache *wc, uint32_t id)
          * did not use it, and its rule need not be looked up. */
         if (bp - (fsp - ((uintptr_t)1 << 31)) < hi - fsp + ((uintptr_t)1 << 32)) {
             uint64_t r = site_rule(wc, sc, b, k);
-            if (!(r & HP_R_VALID) || (r & (HP_R_FP | HP_R_CFA_RBP))) {
-                /* Which frame further in restored the rbp it used, if any? */
-                int j = k - 1;
-                uint64_t rj = 0;
-                for (; j >= 0; j--) {
-                    rj = site_rule(wc, sc, b, j);
-                    if (!(rj & HP_R_VALID) || (rj & (HP_R_FP | HP_R_RBP_SAVED)))
-                        break;
-                }
-                if (j < 0) {
-                    matters = 1;
-                } else if (j != checked) {
-                    /* HP_R_FP and frames without call frame information read the caller's rbp
-                     * at rbp; HP_R_RBP_SAVED at the CFA (the slot + 8) plus the rule's offset */
-                    uintptr_t from = (!(rj & HP_R_VALID) || (rj & HP_R_FP))
-                                         ? wc->bp[b + j]
-                                         : wc->slot[b + j] + 8 + (uintptr_t)(intptr_t)(int16_t)(rj >> 16);
-                    if (steps + (int)m - k >= HP_SITE_CHECKS ||
-                        !site_check(e, &m, lane, &val0, from - sp, lim, bp))
-                        return;
-                    checked = j;
-                }
-            }
+            if ((!(r & HP_R_VALID) || (r & (HP_R_FP | HP_R_CFA_RBP))) &&
+                !site_check_bp(wc, &sb, b, k, steps, bp, &checked, &matters))
+                return;
         }
         if (k == steps)
             break;
-        if (!site_check(e, &m, lane, &val0, at - sp, lim, wc->ip[b + k + 1]))
+        if (!site_check(&sb, at, wc->ip[b + k + 1]))
             return;
     }
-    for (; m && ((m - 1) % SITE_LANES); m++) { /* padding: the first check again */
-        e->off[m] = e->off[0];
-        lane[(m - 1) % SITE_LANES] = site_step(lane[(m - 1) % SITE_LANES], val0);
+    for (; sb.m && ((sb.m - 1) % SITE_LANES); sb.m++) { /* padding: the first check again */
+        e->off[sb.m] = e->off[0];
+        sb.lane[(sb.m - 1) % SITE_LANES] = site_step(sb.lane[(sb.m - 1) % SITE_LANES], sb.val0);
     }
-    e->n = (uint8_t)m;
+    e->n = (uint8_t)sb.m;
     e->bp_matters = (uint8_t)matters;
-    e->sum = site_fold(lane[0], lane[1], lane[2], lane[3], matters ? sc->q_bp : 0);
-    e->val0 = val0;
+    e->sum = site_fold(sb.lane[0], sb.lane[1], sb.lane[2], sb.lane[3], matters ? sc->q_bp : 0);
+    e->val0 = sb.val0;
     e->room = (uint32_t)room;
     e->id = id;
     e->truncated = (uint8_t)trunc;

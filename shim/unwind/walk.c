@@ -151,6 +151,47 @@ enum {
     WS_NOT_CODE,      /* ip is not code: end the walk before it */
 };
 
+/* The end of a walk (walk_run): its m new frames, in wc->nf_*, go right below the frames of the
+ * previous walk it joined, reuse.. (or at the top end, reuse HP_WALK_MAX: then last_read is
+ * what its last step read), and their chain values are computed from the outside in. Returns
+ * the walk's depth, its results in wc->res_*. Inlined: walk_run calls nothing on its way. */
+static inline __attribute__((always_inline)) int walk_place(struct hp_walk_cache *wc, long m, long reuse,
+                                                            int trunc, uintptr_t last_read, long max,
+                                                            uintptr_t hi16)
+{
+    const long END = HP_WALK_MAX;
+    if (HP_UNLIKELY(m > reuse))
+        return walk_too_deep(wc, (int)m, (int)reuse, trunc);
+    long base = reuse - m;
+    if (reuse == END)
+        wc->ip[END] = last_read;
+    uint64_t h = wc->hash[reuse];
+    for (long k = m - 1; k >= 0; k--) {
+        long x = base + k;
+        uintptr_t fip = wc->nf_ip[k];
+        wc->ip[x] = fip;
+        wc->slot[x] = wc->nf_slot[k];
+        wc->sp[x] = wc->nf_sp[k];
+        wc->bp[x] = wc->nf_bp[k];
+        h = hp_stack_hash_step(h, fip);
+        wc->hash[x] = h;
+    }
+    wc->base = (int)base;
+    wc->truncated = trunc;
+    wc->stack_hi = hi16 + 16;
+    long n = END - base;
+    wc->res_out = &wc->ip[base];
+    if (n > max) {
+        /* The innermost max frames: their chain value without the frames outside them. */
+        n = max;
+        trunc = 1;
+        h -= hash_pow((unsigned)max) * wc->hash[base + max];
+    }
+    wc->res_hash = hp_stack_hash_final(h);
+    wc->res_trunc = trunc;
+    return (int)n;
+}
+
 /* Walk on from wc->st until the walk joins the previous one, reaches the depth limit, cannot
  * step, or meets an address that is not code; put the new frames in place and return how many
  * frames the walk has (the results in wc->res_*). Returns -1 instead when the next frame's
@@ -214,38 +255,7 @@ static __attribute__((noinline)) HP_HOT WALK_NO_FRAME_POINTER int walk_run(struc
 no_step:
     wc->nf_slot[m++] = (uintptr_t)&hp_walk_no_slot;
 done:
-    if (HP_UNLIKELY(m > reuse))
-        return walk_too_deep(wc, (int)m, (int)reuse, trunc);
-    /* The new frames go right below the joined ones (or at the top end), and their chain
-     * values are computed from the outside in. */
-    long base = reuse - m;
-    if (reuse == END)
-        wc->ip[END] = last_read;
-    uint64_t h = wc->hash[reuse];
-    for (long k = m - 1; k >= 0; k--) {
-        long x = base + k;
-        uintptr_t fip = wc->nf_ip[k];
-        wc->ip[x] = fip;
-        wc->slot[x] = wc->nf_slot[k];
-        wc->sp[x] = wc->nf_sp[k];
-        wc->bp[x] = wc->nf_bp[k];
-        h = hp_stack_hash_step(h, fip);
-        wc->hash[x] = h;
-    }
-    wc->base = (int)base;
-    wc->truncated = trunc;
-    wc->stack_hi = hi16 + 16;
-    long n = END - base;
-    wc->res_out = &wc->ip[base];
-    if (n > max) {
-        /* The innermost max frames: their chain value without the frames outside them. */
-        n = max;
-        trunc = 1;
-        h -= hash_pow((unsigned)max) * wc->hash[base + max];
-    }
-    wc->res_hash = hp_stack_hash_final(h);
-    wc->res_trunc = trunc;
-    return (int)n;
+    return walk_place(wc, m, reuse, trunc, last_read, max, hi16);
 suspend:
     st->ip = ip;
     st->sp = sp;
