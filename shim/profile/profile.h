@@ -10,7 +10,7 @@
 #include "format/format.h"
 #include "rt/rt.h"
 
-/* ---- recording (profile.c) ---- */
+/* ---- recording (record.c; set up in init.c, fork handlers in fork.c) ---- */
 extern int hp_profiling; /* profile=1 and the profiler is set up (hp_profile_init) */
 /* evict: where a HIB the shared table has no room for goes (dump/'s spool), under the table's
  * locks; NULL drops it. */
@@ -39,12 +39,10 @@ extern struct hp_counters hp_counters;
 static inline void hp_count(uint64_t *c) { __atomic_fetch_add(c, 1, __ATOMIC_RELAXED); }
 
 /* ---- what a dump reads ---- */
-/* Data structures of the profiler shared by profile.c (recording) and dump.c (writing). */
-
-
+/* Data structures of the profiler shared by profile/ (recording) and dump/ (writing). */
 
 /* One allocation context: a call stack in the depot, with its live-heap counters. Lives in the
- * metadata arena forever. Counters are pushed here from thread caches (see profile.c). */
+ * metadata arena forever. Counters are pushed here from thread caches (push.c). */
 struct hp_ctx {
     struct hp_ctx *next; /* hash chain */
     uint64_t hash;

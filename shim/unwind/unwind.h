@@ -1,12 +1,13 @@
 /* shim/unwind: the call stack of an allocation, innermost frame first, without the shim's own
- * frames: the frame-pointer walk (stack.c), the .eh_frame walk with its rule and site caches
- * (cfi.c) and libunwind loaded privately; and the executable ranges the walks trust. */
+ * frames: the frame-pointer walk (fp.c), the .eh_frame walk (walk.c) with its rule and site
+ * caches (rules.c, sites.c) and libunwind loaded privately (libunwind.c); and the executable
+ * ranges the walks trust (ranges.c). What only unwind/ uses is in unwind_internal.h. */
 #ifndef HP_UNWIND_H
 #define HP_UNWIND_H
 
 #include <stdint.h>
 
-/* ---- stack capture (stack.c) ---- */
+/* ---- stack capture (capture.c; set up in setup.c) ---- */
 void hp_stack_init(void);
 /* From the shim's constructor; libc_initialised: libc's own initialiser has run, so dlopen
  * (libunwind) is safe now; otherwise it waits for hp_stack_libc_ready. */
@@ -19,10 +20,11 @@ void hp_stack_code_unloaded(void); /* dlclose unmapped code: forget what was cac
 /* A seccomp filter is about to be installed: unwinder=libunwind gives way to the cfi walk. */
 void hp_stack_before_sandbox(void);
 /* Innermost first, shim frames dropped. Returns the depth; *truncated set when cut. *out points
- * at the frames (pcs, or the walk cache wc), *hash is their hp_stack_hash (unwind.h). pcs must
- * have room for max + HP_STACK_SLACK entries (unwinders that cannot skip the shim's own frames
- * write them first). frame: where the frame-pointer walk of the shim's own frames may start
- * (a frame of a shim function below on this stack), 0 for the caller's own frame. */
+ * at the frames (pcs, or the walk cache wc), *hash is their hash (hp_stack_hash,
+ * unwind_internal.h). pcs must have room for max + HP_STACK_SLACK entries (unwinders that
+ * cannot skip the shim's own frames write them first). frame: where the frame-pointer walk of
+ * the shim's own frames may start (a frame of a shim function below on this stack), 0 for the
+ * caller's own frame. */
 #define HP_STACK_SLACK 16
 struct hp_walk_cache;
 int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc,
@@ -35,17 +37,18 @@ int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cac
 int hp_stack_capture_nested(uintptr_t *pcs, int max, int *truncated, const uintptr_t **out,
                             uint64_t *hash, uintptr_t frame);
 /* The context of the stack from frame (the shim's entry point's frame) if the thread's site
- * cache knows it (below; unwinder=cfi only), else 0: then hp_stack_capture from the same frame
- * and hp_cfi_site_done with the context found. */
+ * cache knows it (unwinder=cfi only), else 0: then hp_stack_capture from the same frame and
+ * hp_cfi_site_done with the context found. */
 uint32_t hp_stack_site_find(struct hp_walk_cache *wc, uintptr_t frame, int *truncated);
+/* pipe2 (interpose/pipe.c) made fds, called from caller (its return address): a pipe made by
+ * libunwind's code moves up to the shim's own descriptors (libunwind.c). */
+void hp_unwind_pipe_made(uintptr_t caller, int fds[2]);
 void hp_maps_refresh(int force);
-int hp_is_exec(uintptr_t pc);          /* in an executable mapping or a loaded object */
 int hp_is_exec_mapping(uintptr_t pc);  /* in the executable mappings of /proc/self/maps */
 
-/* ---- the cfi unwinder (cfi.c) ---- */
-/* The cfi unwinder (cfi.c): stack walks through code without frame pointers using .eh_frame,
- * with decoded rules cached per return address. */
-
+/* ---- the cfi walk's caches, kept in each thread's cache (walk.c, sites.c) ---- */
+/* The cfi unwinder: stack walks through code without frame pointers using .eh_frame, with
+ * decoded rules cached per return address. */
 
 /* The previous walk of a thread, kept so the next one can stop early: once a frame has the same
  * code address, stack pointer and frame register as a frame of the previous walk, and every
@@ -58,9 +61,6 @@ int hp_is_exec_mapping(uintptr_t pc);  /* in the executable mappings of /proc/se
 #define HP_WALK_MAX 272
 #define HP_WALK_RULES 512
 
-/* A step that reads no return address names this slot, whose value (0) never changes. */
-extern const uintptr_t hp_walk_no_slot;
-
 /* The thread's cache of whole stacks by their innermost frame (the allocator's caller: its
  * return address and stack pointer), for allocations whose stack is one the thread allocated
  * from before: a hit hands back the context without walking. An entry keeps where each return
@@ -70,7 +70,7 @@ extern const uintptr_t hp_walk_no_slot;
  * when the walk used the caller's frame register before any frame restored it, with the same
  * register. The first check's value is kept as it is (stacks that share the innermost frame
  * part there, mostly); the others' values, and that register, only as multiplicative chains,
- * four side by side, folded into one value (cfi.c): one slot that changed changes it for sure,
+ * four side by side, folded into one value (sites.c): one slot that changed changes it for sure,
  * several changed at once would have to cancel out exactly. So an entry is small: 192 bytes,
  * and the part python3's stacks use takes one or two cache lines. Four entries per set, least
  * recently used first out; the sets grow fourfold from HP_SITE_SETS_MIN up to HP_SITE_SETS_MAX
@@ -78,7 +78,7 @@ extern const uintptr_t hp_walk_no_slot;
  * thread that at full size still makes more entries than it gets hits, or gets few, has more
  * stacks under one such key than four ways hold (recursive code reaching one allocating
  * function through many paths): its sets are emptied and from then on chosen by the return
- * addresses the walk's first four steps read as well (cfi.c: site_key), and may grow up to
+ * addresses the walk's first four steps read as well (sites.c: site_key), and may grow up to
  * HP_SITE_SETS_DEEP_MAX (768 KiB of entries).
  * Walks that need more than HP_SITE_CHECKS checks (over 64 frames, or about 40 of code with
  * frame pointers, whose every frame is found through a saved rbp), or whose slots lie over
@@ -137,7 +137,7 @@ struct hp_walk_cache {
     uintptr_t *pcs, hi16; /* hi16: the top of the stack being walked, less 16 */
     const uintptr_t *res_out;
     uint64_t res_hash;
-    /* Where the walk in progress is (cfi.c): its frame and that frame's rule, how many new
+    /* Where the walk in progress is (walk.c): its frame and that frame's rule, how many new
      * frames it has, the frame of the previous walk it is at, why it last stopped. */
     struct hp_walk_state {
         uintptr_t ip, sp, bp;
@@ -166,58 +166,9 @@ struct hp_walk_cache {
 };
 _Static_assert(sizeof(struct hp_walk_rule) == 16, "an address and its rule share a line");
 
-/* The stack hash every unwinder uses: a polynomial in an odd constant K over the frames,
- * innermost frame the constant term, then a bijective mix. Chained from the outermost frame
- * inwards (c = pc + K * c_outer), so a stack that shares its outer frames with the previous one
- * is hashed from where they part; and the hash of the innermost L frames of a longer chain is
- * c[0] - K^L * c[L], so cutting a deep stack to the depth limit costs no rehash. */
-#define HP_STACK_HASH_K 0x9e3779b97f4a7c15ull
-static inline uint64_t hp_stack_hash_step(uint64_t c, uintptr_t pc) { return c * HP_STACK_HASH_K + pc; }
-static inline uint64_t hp_stack_hash_final(uint64_t c)
-{
-    c ^= c >> 31;
-    c *= 0xbf58476d1ce4e5b9ull;
-    return c ^ (c >> 29);
-}
-static inline uint64_t hp_stack_hash(const uintptr_t *pcs, int n)
-{
-    uint64_t c = 0;
-    for (int i = n - 1; i >= 0; i--)
-        c = hp_stack_hash_step(c, pcs[i]);
-    return hp_stack_hash_final(c);
-}
-
-int hp_cfi_init(void); /* 0, or -1 without memory for the rule cache */
-/* Walk from a frame whose return address is ip, with the caller's stack pointer sp (the CFA
- * of the frame just left) and frame register bp. Stops at the first frame it cannot follow or
- * that leaves [sp, stack_hi), or after max frames (*truncated = 1). Returns the depth; *out
- * points at the frames, innermost first (into wc when given, else pcs, which has room for max),
- * and *hash is hp_stack_hash of them. */
-int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs, int max,
-                int *truncated, struct hp_walk_cache *wc, const uintptr_t **out, uint64_t *hash);
-/* The same without a walk cache (a signal handler's walk, hp_stack_capture_nested): into pcs. */
-int hp_cfi_walk_plain(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, uintptr_t *pcs,
-                      int max, int *truncated, uint64_t *hash);
 void hp_walk_cache_reset(struct hp_walk_cache *wc);
 /* The walk cache is another thread's now (a recycled thread cache): forget its sites too. */
 void hp_walk_cache_forget(struct hp_walk_cache *wc);
-/* The context of the stack whose innermost frame has return address ip, stack pointer sp and
- * frame register bp, on the stack whose top is hi, if the thread's site cache knows it (and
- * *truncated: whether its walk was cut at the depth limit); else 0, and the walk that follows
- * (hp_cfi_walk from the same frame) may be added with hp_cfi_site_add. */
-uint32_t hp_cfi_site_find(struct hp_walk_cache *wc, uintptr_t ip, uintptr_t sp, uintptr_t bp,
-                          uintptr_t hi, int *truncated);
-/* Is the site cache resting (its hit rate was low)? Then the caller walks without it. Call
- * before hp_cfi_site_find, which it counts for. (Nothing is pending here: every lookup that
- * missed is followed by hp_cfi_site_add or hp_cfi_site_done.) */
-static inline int hp_cfi_site_skip(struct hp_walk_cache *wc)
-{
-    if (__builtin_expect(wc->sites.off != 0, 0)) {
-        wc->sites.off--;
-        return 1;
-    }
-    return 0;
-}
 /* The walk just made (after a hp_cfi_site_find that found nothing) has context id. */
 void hp_cfi_site_add(struct hp_walk_cache *wc, uint32_t id);
 /* The same for the caller of hp_stack_capture: add the walk (id) or not (0); nothing to do
@@ -227,8 +178,5 @@ static inline void hp_cfi_site_done(struct hp_walk_cache *wc, uint32_t id)
     if (wc->sites.pending)
         hp_cfi_site_add(wc, id);
 }
-/* Code was unloaded: rules cached for its addresses may not fit what is loaded there next.
- * Empties the shared rule cache now and each thread's cache at its next walk. */
-void hp_cfi_code_unloaded(void);
 
 #endif

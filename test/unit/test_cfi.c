@@ -1,4 +1,4 @@
-/* Unit tests for the cfi unwinder (shim/cfi.c): a walk that reuses the previous walk's frames
+/* Unit tests for the cfi unwinder (shim/unwind/walk.c, sites.c): a walk that reuses the previous walk's frames
  * must give exactly what a walk from scratch gives, with the same hash, on stacks that keep
  * changing under it (the same frames reached from other call sites at the same stack
  * pointers, deeper and shallower stacks, truncation); and the rseq cpu id matches
@@ -6,6 +6,7 @@
 #include "unit_support.h"
 
 #include "unwind/unwind.h"
+#include "unwind/unwind_internal.h" /* the cfi walk itself: hp_cfi_walk, hp_cfi_site_find */
 #include "core/core.h"
 #include "profile/profile.h"
 #include "dump/dump.h"
