@@ -351,8 +351,9 @@ struct hp_block_event {
     uint64_t size;
     uint32_t alloc_ms, dealloc_ms;
     uint32_t alloc_cpu, dealloc_cpu;
-    uint64_t access_count;   /* 0 until access profiling is on */
+    uint64_t access_count;   /* 0 unless an instrumented module counts into the shadow */
     uint32_t percent_utilized;
+    uint64_t write_count;    /* of access_count, the writes (0 where not told apart) */
 };
 
 #define HP_HIB_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -397,16 +398,20 @@ static inline void hp_hib_add(struct hpf_hib *h, const struct hp_block_event *e)
 {
     if (h->alloc_count == 0) {
         h->min_access_count = h->max_access_count = e->access_count;
+        h->min_write_count = h->max_write_count = e->write_count;
         h->min_percent_utilized = h->max_percent_utilized = e->percent_utilized;
     } else {
         h->min_access_count = hp_min64(h->min_access_count, e->access_count);
         h->max_access_count = hp_max64(h->max_access_count, e->access_count);
+        h->min_write_count = hp_min64(h->min_write_count, e->write_count);
+        h->max_write_count = hp_max64(h->max_write_count, e->write_count);
         if (e->percent_utilized < h->min_percent_utilized)
             h->min_percent_utilized = e->percent_utilized;
         if (e->percent_utilized > h->max_percent_utilized)
             h->max_percent_utilized = e->percent_utilized;
     }
     h->total_access_count += e->access_count;
+    h->total_write_count += e->write_count;
     h->total_percent_utilized += e->percent_utilized;
     hp_hib_add_base(h, e);
 }
