@@ -8,7 +8,7 @@
 static struct hp_block_event ev(uint64_t size, uint32_t a_ms, uint32_t d_ms, uint32_t a_cpu,
                                 uint32_t d_cpu)
 {
-    struct hp_block_event e = {size, a_ms, d_ms, a_cpu, d_cpu, 0, 0};
+    struct hp_block_event e = {size, a_ms, d_ms, a_cpu, d_cpu, 0, 0, 0};
     return e;
 }
 

@@ -385,24 +385,44 @@ START_TEST(test_reserve_when_fixed_place_taken)
 }
 END_TEST
 
-START_TEST(test_attach_stub)
+START_TEST(test_attach)
 {
     struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_INLINE, 1, &a, 0, 0};
     ck_assert(!hp_shadow_on());
-    ck_assert_int_eq(heapprof_shadow_attach(&a), 0);
+    ck_assert_int_eq(hp_shadow_attach(&a), 0);
     ck_assert(hp_shadow_on());
     ck_assert_uint_eq(a.base, hp_shadow.base);
     ck_assert_uint_eq(a.wbase, 0);
     struct hp_attach b = {HP_ATTACH_VERSION, sizeof b, HP_MODE_CALLBACKS, 1, &b, 0, 0};
-    ck_assert_int_eq(heapprof_shadow_attach(&b), 0);
+    ck_assert_int_eq(hp_shadow_attach(&b), 0);
     ck_assert_uint_eq(b.base, a.base);
     ck_assert_uint_ne(b.wbase, 0);
     ck_assert_uint_eq(hp_shadow.wbase, b.wbase);
+    /* The runtime attaching for itself names no module. */
+    struct hp_attach rt = {HP_ATTACH_VERSION, sizeof rt, HP_MODE_NONE, 1, NULL, 0, 0};
+    ck_assert_int_eq(hp_shadow_attach(&rt), 0);
+    /* A module attaching twice is one entry, with both modes. */
+    struct hp_attach again = {HP_ATTACH_VERSION, sizeof again, HP_MODE_ABI_UNKNOWN, 1, &a, 0, 0};
+    ck_assert_int_eq(hp_shadow_attach(&again), 0);
     struct hp_attach bad = {HP_ATTACH_VERSION + 1, sizeof bad, HP_MODE_INLINE, 1, &bad, 0, 0};
-    ck_assert_int_eq(heapprof_shadow_attach(&bad), -1);
+    ck_assert_int_eq(hp_shadow_attach(&bad), -1);
     bad.version = HP_ATTACH_VERSION;
     bad.size = 8;
-    ck_assert_int_eq(heapprof_shadow_attach(&bad), -1);
+    ck_assert_int_eq(hp_shadow_attach(&bad), -1);
+    ck_assert_uint_eq(hp_shadow_modes, HP_MODE_INLINE | HP_MODE_CALLBACKS | HP_MODE_ABI_UNKNOWN);
+    struct hp_shadow_module m[4];
+    ck_assert_uint_eq(hp_shadow_modules(m, 4), 2);
+    ck_assert_uint_eq(m[0].addr, (uintptr_t)&a);
+    ck_assert_uint_eq(m[0].mode, HP_MODE_INLINE | HP_MODE_ABI_UNKNOWN);
+    ck_assert_uint_eq(m[1].addr, (uintptr_t)&b);
+    ck_assert_uint_eq(m[1].mode, HP_MODE_CALLBACKS);
+    ck_assert_uint_eq(hp_shadow_modules(m, 1), 1);
+    /* access=0: refused, nothing noted. */
+    hp_shadow_refuse = 1;
+    struct hp_attach c = {HP_ATTACH_VERSION, sizeof c, HP_MODE_GCC, 0, &c, 0, 0};
+    ck_assert_int_eq(hp_shadow_attach(&c), -1);
+    ck_assert_uint_eq(hp_shadow_modules(m, 4), 2);
+    ck_assert_uint_eq(hp_shadow_modes & HP_MODE_GCC, 0);
 }
 END_TEST
 
@@ -524,7 +544,7 @@ int main(void)
     TCase *tr = tcase_create("reservation");
     tcase_add_test(tr, test_reserve_and_rendezvous);
     tcase_add_test(tr, test_reserve_when_fixed_place_taken);
-    tcase_add_test(tr, test_attach_stub);
+    tcase_add_test(tr, test_attach);
     suite_add_tcase(s, tr);
     TCase *tl = tcase_create("layout");
     tcase_add_test(tl, test_blocks_never_share_a_counter);
