@@ -298,6 +298,9 @@ struct hpf_summary {
     uint32_t killed_by;         /* HPF_DUMP_KILLED: the signal's number, else 0 */
     uint32_t reserved;
     uint64_t metadata_resident; /* of metadata_bytes, how much was in memory (0: not known) */
+    /* Access profiling (0 when no instrumented module attached): */
+    uint64_t shadow_resident;   /* bytes of the access shadow in memory (0 also: not known) */
+    uint64_t shadow_registry_bytes; /* the live-block registry's tables (not in metadata_bytes) */
 };
 /* SUMMARY records of profiles written before killed_by existed are this long. */
 #define HPF_SUMMARY_MIN_SIZE 144u
