@@ -190,3 +190,18 @@ uint64_t hp_access_shadow_resident(void)
     syscall(SYS_close, (int)fd);
     return rss;
 }
+
+#ifdef HP_UNIT_TEST
+/* For test_access: the access records of a dump, to fd (the live blocks folded first). */
+void hp_test_write_access(int fd);
+void hp_test_write_access(int fd)
+{
+    struct writer *w = &hp_ds.wr;
+    w->fd = fd;
+    hp_w_reset(w);
+    hp_write_access(w);
+    hp_access_fold_live();
+    hp_write_access_hists(w);
+    hp_w_flush(w);
+}
+#endif
