@@ -66,7 +66,7 @@ static void fork_prepare(void)
     hp_dump_fork_prepare();
     if (hp_profiling)
         hp_profile_fork_prepare();
-    hp_dump_fork_prepare_spool(); /* after the threads' and the table's locks (dump.c) */
+    hp_dump_fork_prepare_spool(); /* after the threads' and the table's locks (dump/triggers.c) */
     hp_meta_fork_prepare();
 }
 
