@@ -265,6 +265,16 @@ static inline __attribute__((always_inline)) void *alloc_impl(size_t size, size_
 
 HP_HOT void *hp_alloc(size_t size, size_t align, int zero) { return alloc_impl(size, align, zero, 0); }
 
+HP_HOT void *hp_calloc(size_t n, size_t size)
+{
+    size_t total;
+    if (__builtin_mul_overflow(n, size, &total)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return hp_alloc(total, 0, 1);
+}
+
 void *hp_alloc_x(size_t size, size_t align, int zero, int xflags)
 {
     if (!hp_be.mallocx || hp_passthrough) /* before init the table is empty */
@@ -607,4 +617,14 @@ HP_HOT void *hp_realloc(void *p, size_t size)
     if (hp_profiling && old.context_id)
         hp_profile_free(old.context_id, old_size, old.alloc_ms, hp_hdr_cpu(&old));
     return finish(nraw, user, size, 0);
+}
+
+void *hp_reallocarray(void *p, size_t n, size_t size)
+{
+    size_t total;
+    if (__builtin_mul_overflow(n, size, &total)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return hp_realloc(p, total);
 }

@@ -1,11 +1,19 @@
-/* shim/core: init and the allocation paths. Every interposed entry point (interpose/) forwards
- * to the functions here, which put the 32-byte header (header_internal.h) in front of blocks from
- * the backend and hand each allocation and free to the profiler. */
+/* shim/core: init, the allocation paths and what every interposed function does. Each entry
+ * point in interpose/ is a short forward to a function here; the functions here put the
+ * 32-byte header (header_internal.h) in front of blocks from the backend, hand each allocation
+ * and free to the profiler, and never call back into an entry point (but syscall(3), the
+ * shim's raw system call everywhere, whose entry point is a few instructions of assembly). */
 #ifndef HP_CORE_H
 #define HP_CORE_H
 
+#include <malloc.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #include "rt/rt.h"
 
@@ -23,14 +31,43 @@ static inline int hp_ready(void)
     return hp_init_slow();
 }
 
-/* The shim's own malloc (malloc.c); unit tests provide their own. */
+/* The shim's own malloc: defined beside malloc in interpose/malloc.c (an alias can only name a
+ * function of its own file); unit tests provide their own. */
 void *hp_self_malloc_addr(void);
 
-/* ---- allocation paths (alloc.c) ---- */
+/* ---- the C API (alloc.c, memalign.c, libc.c, tuning.c) ---- */
 void *hp_alloc(size_t size, size_t align, int zero);
 void hp_free(void *p);
 void *hp_realloc(void *p, size_t size);
 size_t hp_usable_size(void *p);
+/* count * size, ENOMEM when that overflows. */
+void *hp_calloc(size_t n, size_t size);
+void *hp_reallocarray(void *p, size_t n, size_t size);
+/* The aligned allocations, with the allocator's rules for odd alignments (memalign.c). */
+void *hp_memalign(size_t align, size_t size);
+void *hp_aligned_alloc(size_t align, size_t size);
+int hp_posix_memalign(void **out, size_t align, size_t size);
+void *hp_valloc(size_t size);
+void *hp_pvalloc(size_t size);
+/* glibc's __libc_* names (libc.c): glibc's own functions with an allocator in front of the
+ * shim, the shim's paths otherwise. */
+void *hp_libc_malloc(size_t size);
+void hp_libc_free(void *p);
+void *hp_libc_calloc(size_t n, size_t size);
+void *hp_libc_realloc(void *p, size_t size);
+void *hp_libc_memalign(size_t align, size_t size);
+int hp_libc_posix_memalign(void **out, size_t align, size_t size);
+void *hp_libc_valloc(size_t size);
+void *hp_libc_pvalloc(size_t size);
+/* Tuning and statistics: the allocator's own (tuning.c). */
+int hp_mallopt(int param, int value);
+struct mallinfo hp_mallinfo(void);
+struct mallinfo2 hp_mallinfo2(void);
+int hp_malloc_trim(size_t pad);
+void hp_malloc_stats(void);
+int hp_malloc_info(int options, FILE *fp);
+
+/* ---- internal paths for the APIs of other allocators (alloc.c) ---- */
 /* jemalloc's extended API (ext.c): allocate or free passing xflags (mallocx flags without the
  * alignment and zero bits: arena, thread cache) to the backend's mallocx/dallocx when it has
  * them; hp_owns: is p a block of the shim's (bootstrap blocks included)? */
