@@ -67,6 +67,11 @@ int hp_malloc_trim(size_t pad);
 void hp_malloc_stats(void);
 int hp_malloc_info(int options, FILE *fp);
 
+/* ---- C++ operator new (new.c); delete is hp_free ---- */
+/* align: 0 for the forms without one. The new_handler is called until an allocation succeeds;
+ * without one, std::bad_alloc is thrown, or NULL returned when nothrow. */
+void *hp_new(size_t size, size_t align, int nothrow);
+
 /* ---- internal paths for the APIs of other allocators (alloc.c) ---- */
 /* jemalloc's extended API (ext.c): allocate or free passing xflags (mallocx flags without the
  * alignment and zero bits: arena, thread cache) to the backend's mallocx/dallocx when it has
