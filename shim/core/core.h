@@ -72,6 +72,14 @@ int hp_malloc_info(int options, FILE *fp);
  * without one, std::bad_alloc is thrown, or NULL returned when nothrow. */
 void *hp_new(size_t size, size_t align, int nothrow);
 
+/* ---- jemalloc's extended API (jemalloc.c), with jemalloc's flags; sallocx is
+ * hp_usable_size, sdallocx hp_dallocx ---- */
+void *hp_mallocx(size_t size, int flags);
+void *hp_rallocx(void *p, size_t size, int flags);
+size_t hp_xallocx(void *p, size_t size, size_t extra, int flags);
+void hp_dallocx(void *p, int flags);
+size_t hp_nallocx(size_t size, int flags);
+
 /* ---- internal paths for the APIs of other allocators (alloc.c) ---- */
 /* jemalloc's extended API (ext.c): allocate or free passing xflags (mallocx flags without the
  * alignment and zero bits: arena, thread cache) to the backend's mallocx/dallocx when it has

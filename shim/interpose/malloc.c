@@ -24,6 +24,10 @@ void *hp_self_malloc_addr(void) { return (void *)&hp_self_malloc; }
 HP_EXPORT HP_HOT void *calloc(size_t n, size_t size) { return hp_calloc(n, size); }
 HP_EXPORT void *reallocarray(void *p, size_t n, size_t size) { return hp_reallocarray(p, n, size); }
 
+/* Old names: cfree (glibc before 2.26, gperftools) and malloc_size (gperftools). */
+HP_EXPORT void cfree(void *p) { hp_free(p); }
+HP_EXPORT size_t malloc_size(void *p) { return hp_usable_size(p); }
+
 HP_EXPORT void *__libc_malloc(size_t size) { return hp_libc_malloc(size); }
 HP_EXPORT void __libc_free(void *p) { hp_libc_free(p); }
 HP_EXPORT void *__libc_calloc(size_t n, size_t size) { return hp_libc_calloc(n, size); }
