@@ -80,6 +80,106 @@ size_t hp_xallocx(void *p, size_t size, size_t extra, int flags);
 void hp_dallocx(void *p, int flags);
 size_t hp_nallocx(size_t size, int flags);
 
+/* ---- mimalloc's API (mimalloc.c) ----
+ * hp_mi_<name> does what mimalloc's mi_<name> does, for the entry point of that name. ra is
+ * the entry point's return address (HP_CALLER): mimalloc's own calls, and the shim's, are
+ * answered by mimalloc's function itself. */
+#define HP_CALLER __builtin_return_address(0)
+typedef struct mi_heap_s mi_heap_t;
+typedef bool(mi_visit_fn)(const mi_heap_t *, const void *, void *, size_t, void *);
+typedef void(mi_deferred_fn)(bool, unsigned long long, void *);
+typedef void(mi_error_fn)(int, void *);
+void *hp_mi_malloc(const void *ra, size_t n);
+void *hp_mi_calloc(const void *ra, size_t c, size_t n);
+void *hp_mi_zalloc(const void *ra, size_t n);
+void *hp_mi_malloc_small(const void *ra, size_t n);
+void *hp_mi_zalloc_small(const void *ra, size_t n);
+void *hp_mi_mallocn(const void *ra, size_t c, size_t n);
+char *hp_mi_strdup(const void *ra, const char *s);
+char *hp_mi_strndup(const void *ra, const char *s, size_t n);
+char *hp_mi_realpath(const void *ra, const char *name, char *resolved);
+unsigned char *hp_mi_mbsdup(const void *ra, const unsigned char *s);
+unsigned short *hp_mi_wcsdup(const void *ra, const unsigned short *s);
+void *hp_mi_malloc_aligned(const void *ra, size_t n, size_t a);
+void *hp_mi_malloc_aligned_at(const void *ra, size_t n, size_t a, size_t o);
+void *hp_mi_zalloc_aligned(const void *ra, size_t n, size_t a);
+void *hp_mi_zalloc_aligned_at(const void *ra, size_t n, size_t a, size_t o);
+void *hp_mi_calloc_aligned(const void *ra, size_t c, size_t n, size_t a);
+void *hp_mi_calloc_aligned_at(const void *ra, size_t c, size_t n, size_t a, size_t o);
+void *hp_mi_memalign(const void *ra, size_t a, size_t n);
+int hp_mi_posix_memalign(const void *ra, void **out, size_t a, size_t n);
+void *hp_mi_aligned_alloc(const void *ra, size_t a, size_t n);
+void *hp_mi_valloc(const void *ra, size_t n);
+void *hp_mi_pvalloc(const void *ra, size_t n);
+void *hp_mi_realloc(const void *ra, void *p, size_t n);
+void *hp_mi_expand(const void *ra, void *p, size_t n);
+void *hp_mi__expand(const void *ra, void *p, size_t n);
+void *hp_mi_reallocn(const void *ra, void *p, size_t c, size_t n);
+void *hp_mi_reallocf(const void *ra, void *p, size_t n);
+void *hp_mi_reallocarray(const void *ra, void *p, size_t c, size_t n);
+int hp_mi_reallocarr(const void *ra, void *pp, size_t c, size_t n);
+void *hp_mi_rezalloc(const void *ra, void *p, size_t n);
+void *hp_mi_recalloc(const void *ra, void *p, size_t c, size_t n);
+void *hp_mi_realloc_aligned(const void *ra, void *p, size_t n, size_t a);
+void *hp_mi_realloc_aligned_at(const void *ra, void *p, size_t n, size_t a, size_t o);
+void *hp_mi_rezalloc_aligned(const void *ra, void *p, size_t n, size_t a);
+void *hp_mi_rezalloc_aligned_at(const void *ra, void *p, size_t n, size_t a, size_t o);
+void *hp_mi_recalloc_aligned(const void *ra, void *p, size_t c, size_t n, size_t a);
+void *hp_mi_recalloc_aligned_at(const void *ra, void *p, size_t c, size_t n, size_t a, size_t o);
+void *hp_mi_aligned_recalloc(const void *ra, void *p, size_t c, size_t n, size_t a);
+void *hp_mi_aligned_offset_recalloc(const void *ra, void *p, size_t c, size_t n, size_t a, size_t o);
+void hp_mi_free(const void *ra, void *p);
+void hp_mi_cfree(const void *ra, void *p);
+void hp_mi_free_size(const void *ra, void *p, size_t n);
+void hp_mi_free_aligned(const void *ra, void *p, size_t a);
+void hp_mi_free_size_aligned(const void *ra, void *p, size_t n, size_t a);
+size_t hp_mi_usable_size(const void *ra, const void *p);
+size_t hp_mi_malloc_size(const void *ra, const void *p);
+size_t hp_mi_malloc_usable_size(const void *ra, const void *p);
+void *hp_mi_new(const void *ra, size_t n);
+void *hp_mi_new_aligned(const void *ra, size_t n, size_t a);
+void *hp_mi_new_nothrow(const void *ra, size_t n);
+void *hp_mi_new_aligned_nothrow(const void *ra, size_t n, size_t a);
+void *hp_mi_new_n(const void *ra, size_t c, size_t n);
+void *hp_mi_new_realloc(const void *ra, void *p, size_t n);
+void *hp_mi_new_reallocn(const void *ra, void *p, size_t c, size_t n);
+void *hp_mi_heap_malloc(const void *ra, mi_heap_t *h, size_t n);
+void *hp_mi_heap_zalloc(const void *ra, mi_heap_t *h, size_t n);
+void *hp_mi_heap_calloc(const void *ra, mi_heap_t *h, size_t c, size_t n);
+void *hp_mi_heap_mallocn(const void *ra, mi_heap_t *h, size_t c, size_t n);
+void *hp_mi_heap_malloc_small(const void *ra, mi_heap_t *h, size_t n);
+char *hp_mi_heap_strdup(const void *ra, mi_heap_t *h, const char *s);
+char *hp_mi_heap_strndup(const void *ra, mi_heap_t *h, const char *s, size_t n);
+char *hp_mi_heap_realpath(const void *ra, mi_heap_t *h, const char *name, char *resolved);
+void *hp_mi_heap_malloc_aligned(const void *ra, mi_heap_t *h, size_t n, size_t a);
+void *hp_mi_heap_malloc_aligned_at(const void *ra, mi_heap_t *h, size_t n, size_t a, size_t o);
+void *hp_mi_heap_zalloc_aligned(const void *ra, mi_heap_t *h, size_t n, size_t a);
+void *hp_mi_heap_zalloc_aligned_at(const void *ra, mi_heap_t *h, size_t n, size_t a, size_t o);
+void *hp_mi_heap_calloc_aligned(const void *ra, mi_heap_t *h, size_t c, size_t n, size_t a);
+void *hp_mi_heap_calloc_aligned_at(const void *ra, mi_heap_t *h, size_t c, size_t n, size_t a, size_t o);
+void *hp_mi_heap_realloc(const void *ra, mi_heap_t *h, void *p, size_t n);
+void *hp_mi_heap_reallocn(const void *ra, mi_heap_t *h, void *p, size_t c, size_t n);
+void *hp_mi_heap_reallocf(const void *ra, mi_heap_t *h, void *p, size_t n);
+void *hp_mi_heap_rezalloc(const void *ra, mi_heap_t *h, void *p, size_t n);
+void *hp_mi_heap_recalloc(const void *ra, mi_heap_t *h, void *p, size_t c, size_t n);
+void *hp_mi_heap_realloc_aligned(const void *ra, mi_heap_t *h, void *p, size_t n, size_t a);
+void *hp_mi_heap_realloc_aligned_at(const void *ra, mi_heap_t *h, void *p, size_t n, size_t a, size_t o);
+void *hp_mi_heap_rezalloc_aligned(const void *ra, mi_heap_t *h, void *p, size_t n, size_t a);
+void *hp_mi_heap_rezalloc_aligned_at(const void *ra, mi_heap_t *h, void *p, size_t n, size_t a, size_t o);
+void *hp_mi_heap_recalloc_aligned(const void *ra, mi_heap_t *h, void *p, size_t c, size_t n, size_t a);
+void *hp_mi_heap_recalloc_aligned_at(const void *ra, mi_heap_t *h, void *p, size_t c, size_t n, size_t a,
+                                     size_t o);
+void *hp_mi_heap_alloc_new(const void *ra, mi_heap_t *h, size_t n);
+void *hp_mi_heap_alloc_new_n(const void *ra, mi_heap_t *h, size_t c, size_t n);
+void hp_mi_heap_destroy(const void *ra, mi_heap_t *h);
+bool hp_mi_heap_visit_blocks(const void *ra, const mi_heap_t *h, bool all, mi_visit_fn *fn, void *arg);
+void hp_mi_register_deferred_free(const void *ra, mi_deferred_fn *fn, void *arg);
+void hp_mi_register_error(const void *ra, mi_error_fn *fn, void *arg);
+/* The BSD names libmimalloc defines too (reallocarr answers as libmimalloc's when that is the
+ * one the program would reach). */
+void *hp_reallocf(void *p, size_t n);
+int hp_reallocarr(void *pp, size_t c, size_t n);
+
 /* ---- internal paths for the APIs of other allocators (alloc.c) ---- */
 /* jemalloc's extended API (ext.c): allocate or free passing xflags (mallocx flags without the
  * alignment and zero bits: arena, thread cache) to the backend's mallocx/dallocx when it has

@@ -301,13 +301,14 @@ calls_test() {
 }
 
 # libc's memcpy, memmove and memset are for the program's memory only (calloc's zeroing,
-# realloc's copy, sigaction's answer, mimalloc's API in mi.c): the shim's metadata must never go through them (they may
-# be interposed, and sanitizers watch them; docs/DESIGN.md). Compilers turn copy loops and
-# large struct assignments into such calls on their own, so the built library is checked: only
-# the functions that handle the program's memory may call them.
+# realloc's copy, sigaction's answer, mimalloc's API in core/mimalloc.c): the shim's metadata
+# must never go through them (they may be interposed, and sanitizers watch them; docs/DESIGN.md).
+# Compilers turn copy loops and large struct assignments into such calls on their own, so the
+# built library is checked: only the functions that handle the program's memory may call them
+# (the core's, or the entry points link-time optimisation inlined them into).
 libcalls_test() {
     calls_test libcalls 'call.*<(memcpy|memmove|memset)(@plt)?>' \
-        'hp_alloc|hp_alloc_x|hp_alloc_from|hp_realloc|move_block|rallocx|xallocx|mallocx|calloc|realloc|reallocarray|sigaction|mi_[a-z_]+|do_realloc|do_realloc_aligned|moved|dup_bytes|heap_dup|new_realloc'
+        'hp_alloc|hp_alloc_x|hp_alloc_from|hp_calloc|hp_realloc|hp_reallocarray|move_block|realloc_realign|(hp_)?(rallocx|xallocx|mallocx)|calloc|realloc|reallocarray|(hp_)?sigaction|(hp_)?mi_[a-z_]+|do_realloc|do_realloc_aligned|moved|dup_bytes|heap_dup|new_realloc'
 }
 
 # No cancellation point of libc on any path of the shim: a thread cancelled (pthread_cancel)
