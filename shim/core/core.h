@@ -180,6 +180,42 @@ void hp_mi_register_error(const void *ra, mi_error_fn *fn, void *arg);
 void *hp_reallocf(void *p, size_t n);
 int hp_reallocarr(void *pp, size_t c, size_t n);
 
+/* ---- signal functions (signals.c): what the program sees of the signals dump/ handles ---- */
+typedef void (*hp_sighandler_t)(int);
+int hp_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+hp_sighandler_t hp_signal(int sig, hp_sighandler_t h);
+hp_sighandler_t hp_bsd_signal(int sig, hp_sighandler_t h);
+hp_sighandler_t hp_sysv_signal(int sig, hp_sighandler_t h);
+hp_sighandler_t hp_sigset(int sig, hp_sighandler_t h);
+int hp_sigignore(int sig);
+
+/* ---- credentials, chroot and seccomp (sandbox.c): the profile file is made before the
+ * process may lose the right to; then glibc's function ---- */
+int hp_setuid(uid_t uid);
+int hp_seteuid(uid_t uid);
+int hp_setreuid(uid_t r, uid_t e);
+int hp_setresuid(uid_t r, uid_t e, uid_t s);
+int hp_setgid(gid_t gid);
+int hp_setegid(gid_t gid);
+int hp_setregid(gid_t r, gid_t e);
+int hp_setresgid(gid_t r, gid_t e, gid_t s);
+int hp_setgroups(size_t n, const gid_t *list);
+int hp_chroot(const char *path);
+int hp_prctl(int option, unsigned long a, unsigned long b, unsigned long c, unsigned long d);
+/* A seccomp or prctl request made through syscall(3): syscall number n and its six arguments;
+ * the result as syscall's (-1 and errno on failure). */
+long hp_syscall_sandbox_request(long n, long a, long b, long c, long d, long e, long f);
+
+/* ---- other process events (process.c) ---- */
+int hp_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
+/* _exit: the exit profile, then the end of the process as glibc's _exit ends it. */
+__attribute__((noreturn)) void hp_exit(int status);
+/* glibc's dlopen, and in *mask what the mode is and-ed with (strip_deepbind). */
+void *hp_dlopen_next(int *mask);
+int hp_dlclose(void *handle);
+/* heapprof_dump() of heapprof.h. */
+int hp_heapprof_dump(void);
+
 /* ---- internal paths for the APIs of other allocators (alloc.c) ---- */
 /* jemalloc's extended API (ext.c): allocate or free passing xflags (mallocx flags without the
  * alignment and zero bits: arena, thread cache) to the backend's mallocx/dallocx when it has

@@ -114,7 +114,7 @@ static void do_init(void)
     if (hp_backend_init(hp_opt.backend, hp_self_malloc_addr(), (int)hp_opt.patch_allocator,
                         &hp_passthrough) != 0) {
         hp_error("no usable allocator found; aborting");
-        _exit(127);
+        hp_exit(127);
     }
     hp_mi_init();
     if (hp_passthrough && hp_be.other_shim[0]) {
