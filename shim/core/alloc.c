@@ -2,6 +2,7 @@
  * 32-byte header (header_internal.h) in front of memory from the backend; frees find the underlying
  * block through it and hand anything that is not ours to the backend untouched. */
 #include "core/core.h"
+#include "core/core_internal.h"
 #include "profile/profile.h"
 #include "header_internal.h"
 #include "backend/backend.h"

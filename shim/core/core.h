@@ -216,25 +216,4 @@ int hp_dlclose(void *handle);
 /* heapprof_dump() of heapprof.h. */
 int hp_heapprof_dump(void);
 
-/* ---- internal paths for the APIs of other allocators (alloc.c) ---- */
-/* jemalloc's extended API (ext.c): allocate or free passing xflags (mallocx flags without the
- * alignment and zero bits: arena, thread cache) to the backend's mallocx/dallocx when it has
- * them; hp_owns: is p a block of the shim's (bootstrap blocks included)? */
-#define HP_MALLOCX_ZERO 0x40
-void *hp_alloc_x(size_t size, size_t align, int zero, int xflags);
-void hp_free_x(void *p, int xflags);
-int hp_owns(void *p);
-/* mimalloc's API (mi.c): a block placed at (user + offset) % align == 0 in raw memory from
- * get (NULL: the backend's malloc), and the record of a block the allocator freed wholesale. */
-void *hp_alloc_from(void *(*get)(void *, size_t, int), void *arg, size_t size, size_t align,
-                    size_t offset, int zero);
-void hp_forget_block(void *raw, size_t size);
-/* The shim's live block (user pointer) made from the allocator's block raw of size bytes, or NULL. */
-void *hp_block_in(void *raw, size_t size);
-/* Free p if the shim made it (1), else leave it alone (0). */
-int hp_free_own(void *p);
-/* Look mimalloc's own functions up (after the backend is known). */
-void hp_mi_init(void);
-extern int hp_foreign_expected; /* mimalloc's blocks may reach free(): not reported */
-
 #endif

@@ -3,6 +3,7 @@
  * while it runs, every allocation (its own dlsym ones, other threads') is served by the
  * bootstrap arena, so nothing ever waits for it. */
 #include "core/core.h"
+#include "core/core_internal.h"
 #include "profile/profile.h"
 #include "unwind/unwind.h"
 #include "dump/dump.h"

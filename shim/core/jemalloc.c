@@ -5,6 +5,7 @@
  * arena and thread-cache flags reach the backend's mallocx/dallocx when it has them; blocks the
  * shim did not make go to the backend's own functions. */
 #include "core/core.h"
+#include "core/core_internal.h"
 #include "core/header_internal.h"
 #include "backend/backend.h"
 #include "rt/rt.h"

@@ -19,6 +19,7 @@
  * - When the shim only forwards (hp_passthrough) every call goes to mimalloc.
  * Without mimalloc in the process the functions still work, on the shim's blocks. */
 #include "core/core.h"
+#include "core/core_internal.h"
 #include "backend/backend.h"
 #include "core/header_internal.h"
 #include "backend/patch.h"

@@ -2,6 +2,7 @@
  * a signal whose SIG_DFL the shim took over hears SIG_DFL, with the flags and mask it set; its
  * own handler or SIG_IGN replaces the shim's; SIG_DFL set again brings the shim's back. */
 #include "core/core.h"
+#include "core/core_internal.h"
 #include "dump/dump.h"
 #include "backend/backend.h"
 #include "rt/rt.h"
