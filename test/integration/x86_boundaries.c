@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "x86.h"
+#include "backend/x86.h"
 
 int main(int argc, char **argv)
 {
