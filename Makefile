@@ -127,7 +127,7 @@ unit: $(UNIT_BINS) $(RUNIT_BINS)
 	@set -e; for t in $(UNIT_BINS) $(RUNIT_BINS); do echo "== $$t"; CK_FORK=yes $$t; done
 
 integration: all $(BUILD)/heapprof-report-san progs
-	@sh test/integration/run.sh
+	@bash test/run.sh -s integration
 	@sh test/profiling/run.sh
 
 check: unit integration
