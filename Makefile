@@ -119,16 +119,16 @@ $(BUILD)/runit/test_symbolize: $(BUILD)/runit/libsymtest.so
 $(BUILD)/runit/test_symbolize: RUNIT_DEFS = -DHR_SYMTEST_LIB='"$(abspath $(BUILD))/runit/libsymtest.so"'
 
 # Test programs: built with gcc and clang, sanitized where they are not about the allocator
-# itself (see test/progs/README).
+# itself (see test/progs/README); and the profiling programs several cases share.
 progs: $(BUILD)/libheapprof_shim.so
 	@sh test/progs/build.sh $(BUILD)/progs
+	@bash test/profiling/build.sh
 
 unit: $(UNIT_BINS) $(RUNIT_BINS)
 	@set -e; for t in $(UNIT_BINS) $(RUNIT_BINS); do echo "== $$t"; CK_FORK=yes $$t; done
 
 integration: all $(BUILD)/heapprof-report-san progs
-	@bash test/run.sh -s integration
-	@sh test/profiling/run.sh
+	@bash test/run.sh -s integration -s profiling
 
 check: unit integration
 
