@@ -127,10 +127,13 @@ progs: $(BUILD)/libheapprof_shim.so
 unit: $(UNIT_BINS) $(RUNIT_BINS)
 	@set -e; for t in $(UNIT_BINS) $(RUNIT_BINS); do echo "== $$t"; CK_FORK=yes $$t; done
 
+# test/run.sh runs the cases (test/README); T=PATTERN... runs only those that match (a glob, or
+# a substring of SUITE/NAME: make check T=fork-threads). set -f: T's globs are the runner's.
 integration: all $(BUILD)/heapprof-report-san progs
-	@bash test/run.sh -s integration -s profiling
+	@set -f; bash test/run.sh -s integration -s profiling $(T)
 
-check: unit integration
+check: all $(UNIT_BINS) $(RUNIT_BINS) $(BUILD)/heapprof-report-san progs
+	@set -f; HEAPPROF_UNIT_BINS="$(UNIT_BINS) $(RUNIT_BINS)" bash test/run.sh $(T)
 
 bench: all
 	@sh bench/run.sh
