@@ -83,6 +83,12 @@ describe() {
     fi
 }
 
+# preload_ignored ERRFILE: true, printing the loader's line, when a run's stderr says the
+# loader left a library of LD_PRELOAD out (the run was then not the one the check is about).
+preload_ignored() {
+    grep -m1 "from LD_PRELOAD cannot be preloaded" "$1"
+}
+
 # excerpt FILE: the first lines of a file on one line, for failure messages.
 excerpt() {
     head -c 600 "$1" | head -n 6 | tr '\n' '|' | sed 's/|$//'
@@ -164,6 +170,8 @@ compare() {
     bst=$(cat "$b/st") tst=$(cat "$t/st")
     if [ "$bst" != 0 ]; then
         bad "$name" "bare run failed ($(describe "$bst")), test or environment broken: $(excerpt "$b/out") $(excerpt "$b/err")"
+    elif preload_ignored "$t/err" >/dev/null; then
+        bad "$name" "$what: $(preload_ignored "$t/err")"
     elif [ "$tst" != "$bst" ]; then
         bad "$name" "$what: $(describe "$tst"), bare: 0; stdout: $(excerpt "$t/out"); stderr: $(excerpt "$t/err")"
     elif ! cmp -s "$b/out" "$t/out"; then
@@ -315,8 +323,9 @@ calls_test() {
         return 0
     fi
     msg=$(objdump -d --no-show-raw-insn "$SHIM" | awk -v pattern="$pattern" -v allowed="^($allowed)\$" '
-        /^[0-9a-f]+ <.*>:$/ { fn = $2; gsub(/[<>:]/, "", fn); sub(/\..*/, "", fn) }
-        $0 ~ pattern && fn !~ allowed { print fn " calls " $NF }' | sort -u)
+        /^[0-9a-f]+ <.*>:$/ { fn = $2; gsub(/[<>:]/, "", fn); sub(/\..*/, "", fn); nfn++ }
+        $0 ~ pattern && fn !~ allowed { print fn " calls " $NF }
+        END { if (!nfn) print "objdump listed no function of the library" }' | sort -u)
     if [ -n "$msg" ]; then
         bad "$name" "$(echo "$msg" | tr '\n' ';')"
     else
@@ -385,11 +394,15 @@ run_status() {
     st=$?
 }
 
-# run NAME OPTIONS PROGRAM ARGS...: run_status, and a failed status is a failed check NAME.
+# run NAME OPTIONS PROGRAM ARGS...: run_status, and a failed status (or a preload the loader
+# ignored) is a failed check NAME.
 run() {
     run_status "$@"
     if [ $st -ne 0 ]; then
         bad "$1" "exit status $st ($(head -c 300 "$TMP/$1.err"))"
+        return 1
+    elif preload_ignored "$TMP/$1.err" >/dev/null; then
+        bad "$1" "$(preload_ignored "$TMP/$1.err")"
         return 1
     fi
     return 0
