@@ -10,6 +10,7 @@
 #include "core/core_internal.h"
 #include "core/header_internal.h"
 #include "profile/profile.h"
+#include "unwind/unwind.h"
 #include "rt/rt.h"
 #include "shadow/attach.h"
 #include "shadow/shadow.h"
@@ -544,6 +545,12 @@ static void real_touch(const void *p, size_t n, uint64_t v)
 START_TEST(test_paths_clear_and_take)
 {
     libc_backend();
+    /* The profiler on (the shadow is only ever on with it): blocks get contexts. */
+    hp_clock_init();
+    hp_meta_init(64u << 20);
+    hp_stack_init();
+    hp_profile_init(NULL);
+    ck_assert_int_eq(hp_profiling, 1);
     void *p = hp_alloc(256, 0, 0); /* shadow off: no shadow work (there is no shadow) */
     ck_assert(!hp_shadow_on());
     hp_free(p);
