@@ -643,7 +643,7 @@ START_TEST(test_live_registry)
     /* Addresses 32 apart, as user pointers are: neighbours share most of their bits. */
     for (uintptr_t i = 1; i <= NREG; i++)
         reg_add(HEAP + i * 32);
-    ck_assert_uint_gt(hp_shadow_live_bytes(), NREG * 24);
+    ck_assert_uint_gt(hp_shadow_live_bytes(), NREG * 16);
     /* Every third one goes: deletions in the middle of probe runs. */
     for (uintptr_t i = 1; i <= NREG; i++) {
         uintptr_t u = HEAP + i * 32;
@@ -666,6 +666,33 @@ START_TEST(test_live_registry)
     w = (struct walk){0, 0, 0, 0};
     hp_shadow_live_foreach(walk_fn, &w);
     ck_assert_int_eq(w.n, 0);
+}
+END_TEST
+
+/* A slot packs the pointer, size and context in 16 bytes: the extremes come back whole. */
+static void extreme_fn(uintptr_t user, uint64_t size, uint32_t ctx, void *arg)
+{
+    int *seen = arg;
+    if (user == ((uintptr_t)1 << 47) - 32) {
+        ck_assert_uint_eq(size, ((uint64_t)1 << 47) - 1);
+        ck_assert_uint_eq(ctx, UINT32_MAX - 1);
+        seen[0]++;
+    } else {
+        ck_assert_uint_eq(user, 32);
+        ck_assert_uint_eq(size, ((uint64_t)1 << 22) + 1);
+        ck_assert_uint_eq(ctx, 1u << 22);
+        seen[1]++;
+    }
+}
+
+START_TEST(test_live_registry_extremes)
+{
+    hp_shadow_live_add(((uintptr_t)1 << 47) - 32, ((uint64_t)1 << 47) - 1, UINT32_MAX - 1);
+    hp_shadow_live_add(32, ((uint64_t)1 << 22) + 1, 1u << 22);
+    int seen[2] = {0, 0};
+    hp_shadow_live_foreach(extreme_fn, seen);
+    ck_assert_int_eq(seen[0], 1);
+    ck_assert_int_eq(seen[1], 1);
 }
 END_TEST
 
@@ -725,6 +752,7 @@ int main(void)
     TCase *tg = tcase_create("registry");
     tcase_add_test(tg, test_live_registry);
     tcase_add_test(tg, test_live_registry_nested);
+    tcase_add_test(tg, test_live_registry_extremes);
     suite_add_tcase(s, tg);
     TCase *tl = tcase_create("layout");
     tcase_add_test(tl, test_blocks_never_share_a_counter);
