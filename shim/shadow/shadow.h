@@ -111,9 +111,11 @@ int hp_shadow_reserve(struct hp_shadow *sh, int writes);
 void hp_shadow_clear(const struct hp_shadow *sh, uintptr_t p, size_t size);
 /* At free: the block's figures, its counters cleared (large blocks' shadow pages given back).
  * hist (may be NULL): hist[i] += count of the block's granule i, for i < hist_len (an atomic
- * addition: several threads may add to one context's histogram). */
+ * addition once hp_shadow_hist_shared is set: threads add to one context's histogram). */
 void hp_shadow_take(const struct hp_shadow *sh, uintptr_t p, size_t size,
                     struct hp_shadow_sum *out, uint64_t *hist, size_t hist_len);
+/* Set once a second thread may exist (core/): from then on hist additions are atomic. */
+extern int hp_shadow_hist_shared;
 /* At a dump, for live blocks: the same figures, counters left as they are. */
 void hp_shadow_peek(const struct hp_shadow *sh, uintptr_t p, size_t size,
                     struct hp_shadow_sum *out, uint64_t *hist, size_t hist_len);
