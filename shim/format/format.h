@@ -46,6 +46,8 @@ enum hpf_record_type {
     HPF_REC_FRAMES = 8,  /* struct hpf_frames + encoded nodes of the frame tree (version 2) */
     HPF_REC_STACK_REFS = 9, /* struct hpf_stack_refs + struct hpf_stack_ref[count] (version 2) */
     HPF_REC_PACKED = 10, /* struct hpf_packed + HIB or LIVE records, field by field (version 2) */
+    HPF_REC_ACCESS = 11, /* struct hpf_access + struct hpf_access_module[nmodules] */
+    HPF_REC_ACCESS_HIST = 12, /* struct hpf_access_hist + uint64_t bins[nbins] */
     HPF_REC_END = 0x7fff /* struct hpf_end: last record of a complete profile */
 };
 
@@ -181,6 +183,11 @@ struct hpf_hib {
     uint32_t num_lifetime_overlaps;
     uint32_t num_same_alloc_cpu;
     uint32_t num_same_dealloc_cpu;
+    /* Access profiling, writes only (callback and gcc builds; 0 for inline ones, which count
+     * loads and stores together): reads = access - writes. */
+    uint64_t total_write_count;
+    uint64_t min_write_count;
+    uint64_t max_write_count;
 };
 
 /* Live-heap state of one context at the time of the dump (one record per context that ever
@@ -241,6 +248,9 @@ static const struct hpf_field hpf_hib_fields[] __attribute__((unused)) = {
     HPF_FIELD(hpf_hib, num_lifetime_overlaps),
     HPF_FIELD(hpf_hib, num_same_alloc_cpu),
     HPF_FIELD(hpf_hib, num_same_dealloc_cpu),
+    HPF_FIELD(hpf_hib, total_write_count),
+    HPF_FIELD(hpf_hib, min_write_count),
+    HPF_FIELD(hpf_hib, max_write_count),
 };
 static const struct hpf_field hpf_live_fields[] __attribute__((unused)) = {
     HPF_FIELD(hpf_live, context_id),
@@ -258,7 +268,11 @@ static const struct hpf_field hpf_live_fields[] __attribute__((unused)) = {
 #define HPF_HIB_NFIELDS (sizeof hpf_hib_fields / sizeof hpf_hib_fields[0])
 #define HPF_LIVE_NFIELDS (sizeof hpf_live_fields / sizeof hpf_live_fields[0])
 /* Every byte of the structs is a field or LIVE's pad: nothing is left out of an entry. */
-_Static_assert(sizeof(struct hpf_hib) == 144, "HIB fields");
+_Static_assert(sizeof(struct hpf_hib) == 168, "HIB fields");
+/* HIB records of profiles written before the write counts existed are this long. */
+#define HPF_HIB_MIN_SIZE 144u
+_Static_assert(offsetof(struct hpf_hib, total_write_count) == HPF_HIB_MIN_SIZE,
+               "the write counts follow the fields of the first HIB layout");
 _Static_assert(sizeof(struct hpf_live) == 88, "LIVE fields");
 
 struct hpf_summary {
@@ -289,6 +303,37 @@ struct hpf_summary {
 #define HPF_SUMMARY_MIN_SIZE 144u
 _Static_assert(offsetof(struct hpf_summary, killed_by) == HPF_SUMMARY_MIN_SIZE,
                "killed_by follows the fields of the first SUMMARY layout");
+
+/* ACCESS: once per profile when an instrumented module attached to the shim's shadow. */
+struct hpf_access {
+    uint32_t modes;     /* OR of the modes of every module attached (HPF_ACCESS_*) */
+    uint32_t granule;   /* bytes per shadow counter: 64 */
+    uint32_t hist_bins; /* blocks up to this many granules have a histogram */
+    uint32_t nmodules;  /* struct hpf_access_module entries that follow */
+};
+/* Mode bits: the values of enum hp_attach_mode and HP_MODE_ABI_UNKNOWN (shadow/attach.h). */
+#define HPF_ACCESS_INLINE 1u      /* clang -fmemory-profile inline counters: no reads/writes */
+#define HPF_ACCESS_CALLBACKS 2u   /* clang -memprof-use-callbacks: writes counted apart */
+#define HPF_ACCESS_GCC 4u         /* gcc's asan callbacks: writes counted apart */
+#define HPF_ACCESS_ABI_UNKNOWN 0x100u /* a module of an unknown MemProf ABI: counts unreliable */
+
+struct hpf_access_module {
+    uint64_t addr; /* an address inside the module (in one of its MODULE record's segments) */
+    uint32_t mode; /* its HPF_ACCESS_* bits */
+    uint32_t pad;
+};
+
+/* ACCESS_HIST: one context's access histogram; a context may have several records, which
+ * readers add bin by bin. Bin i counts the accesses to the granule i of its blocks, granule 0
+ * being the one that holds a block's first byte. */
+#define HPF_HIST_GRANULE 1u /* a bin per 64-byte granule */
+#define HPF_HIST_WORD 2u    /* reserved: a bin per 8-byte word */
+struct hpf_access_hist {
+    uint32_t context_id;
+    uint32_t kind;  /* HPF_HIST_* */
+    uint32_t nbins; /* uint64_t bins that follow */
+    uint32_t pad;
+};
 
 struct hpf_end {
     uint64_t records; /* number of records before this one */

@@ -32,6 +32,8 @@ void hp_hib_merge(struct hpf_hib *dst, const struct hpf_hib *src)
     dst->max_lifetime_ms = hp_max64(dst->max_lifetime_ms, src->max_lifetime_ms);
     dst->min_access_count = hp_min64(dst->min_access_count, src->min_access_count);
     dst->max_access_count = hp_max64(dst->max_access_count, src->max_access_count);
+    dst->min_write_count = hp_min64(dst->min_write_count, src->min_write_count);
+    dst->max_write_count = hp_max64(dst->max_write_count, src->max_write_count);
     if (src->min_percent_utilized < dst->min_percent_utilized)
         dst->min_percent_utilized = src->min_percent_utilized;
     if (src->max_percent_utilized > dst->max_percent_utilized)
@@ -40,6 +42,7 @@ void hp_hib_merge(struct hpf_hib *dst, const struct hpf_hib *src)
     dst->total_size += src->total_size;
     dst->total_lifetime_ms += src->total_lifetime_ms;
     dst->total_access_count += src->total_access_count;
+    dst->total_write_count += src->total_write_count;
     dst->total_percent_utilized += src->total_percent_utilized;
     dst->num_migrated_cpu += src->num_migrated_cpu;
     dst->num_lifetime_overlaps += src->num_lifetime_overlaps;
