@@ -46,13 +46,13 @@ SHIM_LTO := $(shell for f in -flto=auto -flto; do echo 'int f(void){return 0;}' 
 	$(CC) $$f -fPIC -shared -x c -o /dev/null - 2>/dev/null && echo $$f && break; done)
 endif
 
-SHIM_SRCS := $(filter-out shim/shadow/attach.c,$(wildcard shim/*/*.c)) $(wildcard backend/*.c) $(wildcard bootstrap/*.c)
+SHIM_SRCS := $(wildcard shim/*/*.c) $(wildcard backend/*.c) $(wildcard bootstrap/*.c)
 SHIM_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SHIM_SRCS))
 # Objects for unit tests: the shim's modules built without -fvisibility=hidden and with
 # HP_UNIT_TEST (no constructors), minus the interposed entry points, so a test binary keeps
 # libc's allocator and can drive the internals against fakes.
 ENTRY_SRCS := $(wildcard shim/interpose/*.c)
-TEST_OBJS := $(patsubst %.c,$(BUILD)/tobj/%.o,$(filter-out $(ENTRY_SRCS),$(SHIM_SRCS) shim/shadow/attach.c))
+TEST_OBJS := $(patsubst %.c,$(BUILD)/tobj/%.o,$(filter-out $(ENTRY_SRCS),$(SHIM_SRCS)))
 
 # The report tool: ordinary C, links elfutils' libdw for DWARF symbolisation.
 REPORT_CFLAGS := $(OPT) $(WARN) -std=gnu11 -D_GNU_SOURCE -Ishim -Ireport

@@ -111,8 +111,11 @@ static void dump_body(const struct job *j, struct writer *w, int save_modules)
 {
     hp_write_process(w, j->reason, j->now);
     hp_write_modules(w, save_modules);
+    hp_write_access(w);
+    hp_access_fold_live();
     hp_write_contexts(w, j->now, j->cpu);
     hp_write_hibs(w);
+    hp_write_access_hists(w);
     hp_write_summary(w);
 }
 

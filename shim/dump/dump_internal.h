@@ -128,6 +128,14 @@ void hp_write_hibs(struct writer *w); /* the HIB table's records */
 void hp_write_summary(struct writer *w);
 void hp_write_stacks(struct writer *w, uint32_t n); /* contexts 1..n-1 */
 
+/* ---- access profiling (access.c): nothing while no instrumented module attached ---- */
+void hp_write_access(struct writer *w);  /* the ACCESS record */
+void hp_access_fold_live(void);           /* the live blocks' figures, before hp_write_contexts */
+/* Into h, the HIB folded of context c's lc live blocks: their access figures. */
+void hp_access_fold_into(const struct hp_ctx *c, struct hpf_hib *h, int64_t lc);
+void hp_write_access_hists(struct writer *w); /* ACCESS_HIST records */
+uint64_t hp_access_shadow_resident(void);
+
 /* Whether the dump writes context c: it exists and some of its allocations are in the dump.
  * A context is made when its first allocation's stack is seen, and that allocation waits in
  * its thread's cache until the next push or flush: a context made after the dump flushed the

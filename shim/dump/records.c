@@ -4,6 +4,7 @@
 #include "dump/dump_internal.h"
 #include "backend/backend.h"
 #include "bootstrap/bootstrap.h"
+#include "shadow/shadow.h"
 
 #include <time.h>
 #include <unistd.h>
@@ -158,6 +159,7 @@ void hp_write_contexts(struct writer *w, uint32_t now_ms, uint32_t cpu)
             h.alloc_timestamp_ms = c->last_alloc_ms;
             h.dealloc_timestamp_ms = now_ms;
             h.alloc_cpu_id = h.dealloc_cpu_id = cpu;
+            hp_access_fold_into(c, &h, lc);
             pack_add(w, &hib_packer, &h);
         }
         struct hpf_live lv;
@@ -210,6 +212,8 @@ void hp_write_summary(struct writer *w)
     s.metadata_budget = hp_meta_budget();
     s.truncated_stacks = hp_counters.truncated_stacks;
     s.killed_by = hp_ds.killed_by;
+    s.shadow_resident = hp_access_shadow_resident();
+    s.shadow_registry_bytes = hp_shadow_live_bytes();
     hp_w_record(w, HPF_REC_SUMMARY, 0, sizeof s);
     hp_w_bytes(w, &s, sizeof s);
 }

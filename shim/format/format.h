@@ -298,6 +298,9 @@ struct hpf_summary {
     uint32_t killed_by;         /* HPF_DUMP_KILLED: the signal's number, else 0 */
     uint32_t reserved;
     uint64_t metadata_resident; /* of metadata_bytes, how much was in memory (0: not known) */
+    /* Access profiling (0 when no instrumented module attached): */
+    uint64_t shadow_resident;   /* bytes of the access shadow in memory (0 also: not known) */
+    uint64_t shadow_registry_bytes; /* the live-block registry's tables (not in metadata_bytes) */
 };
 /* SUMMARY records of profiles written before killed_by existed are this long. */
 #define HPF_SUMMARY_MIN_SIZE 144u
@@ -351,8 +354,9 @@ struct hp_block_event {
     uint64_t size;
     uint32_t alloc_ms, dealloc_ms;
     uint32_t alloc_cpu, dealloc_cpu;
-    uint64_t access_count;   /* 0 until access profiling is on */
+    uint64_t access_count;   /* 0 unless an instrumented module counts into the shadow */
     uint32_t percent_utilized;
+    uint64_t write_count;    /* of access_count, the writes (0 where not told apart) */
 };
 
 #define HP_HIB_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -397,16 +401,20 @@ static inline void hp_hib_add(struct hpf_hib *h, const struct hp_block_event *e)
 {
     if (h->alloc_count == 0) {
         h->min_access_count = h->max_access_count = e->access_count;
+        h->min_write_count = h->max_write_count = e->write_count;
         h->min_percent_utilized = h->max_percent_utilized = e->percent_utilized;
     } else {
         h->min_access_count = hp_min64(h->min_access_count, e->access_count);
         h->max_access_count = hp_max64(h->max_access_count, e->access_count);
+        h->min_write_count = hp_min64(h->min_write_count, e->write_count);
+        h->max_write_count = hp_max64(h->max_write_count, e->write_count);
         if (e->percent_utilized < h->min_percent_utilized)
             h->min_percent_utilized = e->percent_utilized;
         if (e->percent_utilized > h->max_percent_utilized)
             h->max_percent_utilized = e->percent_utilized;
     }
     h->total_access_count += e->access_count;
+    h->total_write_count += e->write_count;
     h->total_percent_utilized += e->percent_utilized;
     hp_hib_add_base(h, e);
 }

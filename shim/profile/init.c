@@ -78,5 +78,6 @@ void hp_profile_init(void (*evict)(const struct hpf_hib *))
         return;
     }
     hp_threads_init();
+    hp_hist_bins = (uint32_t)hp_opt.access_hist_granules;
     hp_profiling = 1;
 }

@@ -22,6 +22,40 @@ uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu, uintp
 uint32_t hp_profile_alloc(uint64_t size, uint32_t now_ms, uint32_t cpu);
 /* On free of a block whose header says it was profiled. */
 void hp_profile_free(uint32_t ctx, uint64_t size, uint32_t alloc_ms, uint32_t alloc_cpu);
+
+/* ---- access profiling (access.c): figures core/ takes from the access shadow ---- */
+/* A freed block's figures from the shadow. */
+struct hp_access {
+    uint64_t accesses, writes;
+    uint32_t percent_utilized;
+};
+/* hp_profile_free of a block freed while the shadow is on: its HIB gets its access figures.
+ * Such a block goes into the shared HIB table at once (the thread caches' running HIBs carry
+ * no access fields, which keeps them small for the programs that have none). */
+void hp_profile_free_access(uint32_t ctx, uint64_t size, uint32_t alloc_ms, uint32_t alloc_cpu,
+                            const struct hp_access *a);
+/* A context's access state, made the first time it has access figures (metadata arena):
+ * its histogram, and what a dump folds in of its live blocks. */
+struct hp_ctx_access {
+    /* The live blocks a dump found for the context (dump/, under the dump lock): the access
+     * fields (and alloc_count) of hp_hib_add over them, valid when live_seq is that dump's. */
+    struct hpf_hib live;
+    uint32_t live_seq;
+    uint32_t pad;
+    /* 2 * hp_hist_bins counters: bin i of the freed blocks' histogram (accesses to granule i,
+     * granule 0 the one holding a block's first byte; atomic adds), then the same for the live
+     * blocks of the dump live_seq names. */
+    uint64_t hist[];
+};
+/* Bins of a histogram: hp_opt.access_hist_granules, fixed at init; 0: no histograms. */
+extern uint32_t hp_hist_bins;
+/* The access state of context ctx, made if need be; NULL for no such context or no memory.
+ * may_wait: the caller holds none of the shim's locks (a dump); else, inside the shim, making
+ * it gives up rather than wait for the metadata arena. */
+struct hp_ctx_access *hp_ctx_access(uint32_t ctx, int may_wait);
+/* Where the shadow adds the accesses of a block of ctx that covers `granules` granules, as
+ * shadow.h's hist (hp_hist_bins counters); NULL: no histogram for it (too large, none kept). */
+uint64_t *hp_profile_hist(uint32_t ctx, uint64_t granules);
 /* Before a seccomp filter is installed (creds.c): thread locks without membarrier from now. */
 void hp_profile_before_sandbox(void);
 void hp_profile_fork_prepare(void);
@@ -54,6 +88,7 @@ struct hp_ctx {
     uint64_t min_size, max_size; /* over every allocation of the context */
     uint32_t first_alloc_ms, last_alloc_ms;
     uint32_t peak_gen; /* the peak generation peak_live_* belong to (hp_prof.peak_gen) */
+    struct hp_ctx_access *access; /* NULL until the context has access figures */
     uintptr_t pcs[];
 };
 

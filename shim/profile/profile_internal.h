@@ -123,6 +123,7 @@ static inline void hp_global_live(int64_t dsize, int64_t dcount, uint32_t now_ms
 static inline uint64_t hp_pages(uint64_t bytes) { return (bytes + 4095) & ~(uint64_t)4095; }
 
 void hp_table_merge(uint32_t ctx_id, const struct hp_hib_run *run);
+void hp_table_add(uint32_t ctx_id, const struct hp_block_event *e); /* a block with access data */
 uint64_t hp_table_bytes(uint64_t hib_size, uint64_t nways); /* address space of its arrays */
 /* Map the table (hp_opt's hib_table_*); evicted HIBs go to evict. 0: no memory for it. */
 int hp_table_map(void (*evict)(const struct hpf_hib *));
@@ -216,11 +217,12 @@ static inline struct hp_ctx *hp_entry_ctx(const struct tentry *e)
 
 /* An event of a signal handler that interrupted this thread while it recorded one of its own:
  * applied, in the order they came, when the interrupted call is done with the thread's cache. */
-enum { DEF_FREE, DEF_ALLOC };
+enum { DEF_FREE, DEF_ALLOC, DEF_FREE_ACCESS };
 
 struct deferred {
     uint32_t kind, ctx, alloc_ms, alloc_cpu, dealloc_ms, dealloc_cpu;
     uint64_t size;
+    struct hp_access acc; /* DEF_FREE_ACCESS: the block's access figures */
 };
 
 /* Recently seen stacks of this thread, by 64-bit stack hash: two-way sets, the most recently

@@ -55,19 +55,39 @@ static inline void maybe_publish(struct hp_thread *t, struct tentry *e, int grew
     }
 }
 
+/* A block with access figures: straight into the shared table, as a move out of the thread's
+ * cache (a dump being written sees it with the rest of the free or not at all). */
+static HP_COLD void access_event(uint32_t ctx_id, uint64_t size, uint32_t alloc_ms,
+                                 uint32_t alloc_cpu, uint32_t dealloc_ms, uint32_t dealloc_cpu,
+                                 const struct hp_access *acc, int moving)
+{
+    struct hp_block_event e = {size, alloc_ms, dealloc_ms, alloc_cpu, dealloc_cpu,
+                               acc->accesses, acc->percent_utilized, acc->writes};
+    if (!moving)
+        hp_move_begin();
+    hp_table_add(ctx_id, &e);
+    if (!moving)
+        hp_move_end();
+}
+
 /* A free without a thread cache (the thread is exiting, or the metadata ran out): straight
  * into the shared table and the context. Out of line: it keeps the common path's frame small. */
 static HP_COLD void free_event_direct(uint32_t ctx_id, uint64_t size, uint32_t alloc_ms,
-                                      uint32_t alloc_cpu, uint32_t dealloc_ms, uint32_t dealloc_cpu)
+                                      uint32_t alloc_cpu, uint32_t dealloc_ms, uint32_t dealloc_cpu,
+                                      const struct hp_access *acc)
 {
     struct hp_ctx *c = __atomic_load_n(&hp_prof.by_id[ctx_id], __ATOMIC_ACQUIRE);
     if (!c)
         return;
     hp_move_begin();
-    struct hp_hib_run r;
-    hp_hib_run_reset(&r);
-    hp_hib_run_add(&r, size, alloc_ms, dealloc_ms, alloc_cpu, dealloc_cpu);
-    hp_table_merge(ctx_id, &r);
+    if (acc) {
+        access_event(ctx_id, size, alloc_ms, alloc_cpu, dealloc_ms, dealloc_cpu, acc, 1);
+    } else {
+        struct hp_hib_run r;
+        hp_hib_run_reset(&r);
+        hp_hib_run_add(&r, size, alloc_ms, dealloc_ms, alloc_cpu, dealloc_cpu);
+        hp_table_merge(ctx_id, &r);
+    }
     hp_note_threads();
     if (__atomic_load_n(&hp_prof.peak_pending, __ATOMIC_RELAXED))
         hp_peak_request_if_pending();
@@ -79,13 +99,16 @@ static HP_COLD void free_event_direct(uint32_t ctx_id, uint64_t size, uint32_t a
     hp_move_end();
 }
 
+/* A free (acc: its access figures, NULL for a block without: the common case, which the
+ * compiler keeps free of the access code where the argument is a constant NULL). */
 static inline __attribute__((always_inline)) void free_event(struct hp_thread *t, uint32_t ctx_id,
                                                              uint64_t size, uint32_t alloc_ms,
                                                              uint32_t alloc_cpu, uint32_t dealloc_ms,
-                                                             uint32_t dealloc_cpu)
+                                                             uint32_t dealloc_cpu,
+                                                             const struct hp_access *acc)
 {
     if (HP_UNLIKELY(!t)) {
-        free_event_direct(ctx_id, size, alloc_ms, alloc_cpu, dealloc_ms, dealloc_cpu);
+        free_event_direct(ctx_id, size, alloc_ms, alloc_cpu, dealloc_ms, dealloc_cpu, acc);
         return;
     }
     peak_check_before_free(t);
@@ -93,7 +116,10 @@ static inline __attribute__((always_inline)) void free_event(struct hp_thread *t
     if (!e)
         return;
     hp_snap_entry(e);
-    hp_hib_run_add(&e->hib, size, alloc_ms, dealloc_ms, alloc_cpu, dealloc_cpu);
+    if (acc)
+        access_event(ctx_id, size, alloc_ms, alloc_cpu, dealloc_ms, dealloc_cpu, acc, 0);
+    else
+        hp_hib_run_add(&e->hib, size, alloc_ms, dealloc_ms, alloc_cpu, dealloc_cpu);
     e->d_live_count--;
     e->d_live_size -= (int64_t)size;
     e->d_live_ts -= alloc_ms;
@@ -151,7 +177,8 @@ HP_COLD void hp_run_deferred(struct hp_thread *t)
                 if (!alloc_event(t, NULL, d.ctx, d.size, d.alloc_ms))
                     hp_count(&hp_counters.unprofiled_allocs);
             } else {
-                free_event(t, d.ctx, d.size, d.alloc_ms, d.alloc_cpu, d.dealloc_ms, d.dealloc_cpu);
+                free_event(t, d.ctx, d.size, d.alloc_ms, d.alloc_cpu, d.dealloc_ms, d.dealloc_cpu,
+                           d.kind == DEF_FREE_ACCESS ? &d.acc : NULL);
             }
             continue;
         }
@@ -204,7 +231,7 @@ static HP_COLD uint32_t nested_alloc(uint64_t size, uint32_t now_ms, uint32_t cp
     int n = hp_stack_capture_nested(t->npcs, (int)hp_opt.stack_depth, &truncated, &frames, &h, frame);
     if (n >= 0) {
         struct hp_ctx *c = hp_depot_get(frames, n, h, 1);
-        struct deferred d = {DEF_ALLOC, c ? c->id : 0, now_ms, cpu, 0, 0, size};
+        struct deferred d = {DEF_ALLOC, c ? c->id : 0, now_ms, cpu, 0, 0, size, {0, 0, 0}};
         if (c && defer_event(t, &d)) {
             id = c->id;
             if (truncated)
@@ -338,7 +365,10 @@ HP_HOT uint32_t hp_profile_alloc_at(uint64_t size, uint32_t now_ms, uint32_t cpu
     return id;
 }
 
-HP_HOT void hp_profile_free(uint32_t ctx, uint64_t size, uint32_t alloc_ms, uint32_t alloc_cpu)
+/* The free of a profiled block (acc: as for free_event). */
+static inline __attribute__((always_inline)) void profile_free(uint32_t ctx, uint64_t size,
+                                                               uint32_t alloc_ms, uint32_t alloc_cpu,
+                                                               const struct hp_access *acc)
 {
     struct hp_tls *tl = &hp_tls;
     if (ctx >= hp_prof.max_id)
@@ -357,7 +387,10 @@ HP_HOT void hp_profile_free(uint32_t ctx, uint64_t size, uint32_t alloc_ms, uint
         /* A signal handler freeing while this thread is inside the shim: leave the event
          * for the interrupted call to apply when it finishes. */
         struct hp_thread *t = tl->thread;
-        struct deferred d = {DEF_FREE, ctx, alloc_ms, alloc_cpu, now, cpu, size};
+        struct deferred d = {acc ? DEF_FREE_ACCESS : DEF_FREE, ctx, alloc_ms, alloc_cpu, now, cpu,
+                             size, {0, 0, 0}};
+        if (acc)
+            d.acc = *acc;
         if (t)
             defer_event(t, &d);
         return; /* more than HP_DEFER_MAX deferred events: the event is dropped */
@@ -369,14 +402,25 @@ HP_HOT void hp_profile_free(uint32_t ctx, uint64_t size, uint32_t alloc_ms, uint
         /* First what handlers left: the block may be one a handler allocated. */
         if (HP_UNLIKELY(t->ndef))
             hp_run_deferred(t);
-        free_event(t, ctx, size, alloc_ms, alloc_cpu, now, cpu);
+        free_event(t, ctx, size, alloc_ms, alloc_cpu, now, cpu, acc);
         if (t->ndef)
             hp_run_deferred(t);
         hp_olock_disown(&t->lock, fast);
     } else {
-        free_event(NULL, ctx, size, alloc_ms, alloc_cpu, now, cpu);
+        free_event(NULL, ctx, size, alloc_ms, alloc_cpu, now, cpu, acc);
     }
     tl->depth = 0;
     if (HP_UNLIKELY(hp_dump_pending))
         hp_run_pending();
+}
+
+HP_HOT void hp_profile_free(uint32_t ctx, uint64_t size, uint32_t alloc_ms, uint32_t alloc_cpu)
+{
+    profile_free(ctx, size, alloc_ms, alloc_cpu, NULL);
+}
+
+void hp_profile_free_access(uint32_t ctx, uint64_t size, uint32_t alloc_ms, uint32_t alloc_cpu,
+                            const struct hp_access *a)
+{
+    profile_free(ctx, size, alloc_ms, alloc_cpu, a);
 }

@@ -26,27 +26,22 @@ static uint64_t set_of(uint32_t ctx_id) { return ((ctx_id - 1u) / ways) & (nsets
 /* Where HIBs evicted from the table go (hp_table_map). */
 static void (*evict_sink)(const struct hpf_hib *);
 
-/* Merge a thread's running HIB of context ctx_id into the table. */
-void hp_table_merge(uint32_t ctx_id, const struct hp_hib_run *run)
+/* The slot of context ctx_id in its set, taken (or made, the set's least recently used entry
+ * evicted) with the set's lock held: the caller adds to its HIB and calls slot_done. */
+static struct slot *slot_take(uint32_t ctx_id, struct set **sp)
 {
-    if (run->alloc_count == 0)
-        return;
-    struct hpf_hib hib;
-    hp_hib_run_to(run, &hib);
-    hib.context_id = ctx_id;
     uint64_t si = set_of(ctx_id);
     struct set *s = &sets[si];
     struct slot *row = &slots[si * ways];
+    *sp = s;
     hp_lock(&s->lock);
     s->clock++;
     struct slot *victim = NULL;
     for (uint64_t w = 0; w < ways; w++) {
         struct slot *sl = &row[w];
         if (sl->ctx_id == ctx_id) {
-            hp_hib_merge(&sl->hib, &hib);
             sl->last_use = s->clock;
-            hp_unlock(&s->lock);
-            return;
+            return sl;
         }
         if (!victim || (sl->ctx_id == 0 && victim->ctx_id != 0) ||
             (victim->ctx_id != 0 && sl->ctx_id != 0 && sl->last_use < victim->last_use))
@@ -64,7 +59,29 @@ void hp_table_merge(uint32_t ctx_id, const struct hp_hib_run *run)
     victim->last_use = s->clock;
     hp_memset(&victim->hib, 0, sizeof victim->hib);
     victim->hib.context_id = ctx_id;
-    hp_hib_merge(&victim->hib, &hib);
+    return victim;
+}
+
+/* Merge a thread's running HIB of context ctx_id into the table. */
+void hp_table_merge(uint32_t ctx_id, const struct hp_hib_run *run)
+{
+    if (run->alloc_count == 0)
+        return;
+    struct hpf_hib hib;
+    hp_hib_run_to(run, &hib);
+    hib.context_id = ctx_id;
+    struct set *s;
+    struct slot *sl = slot_take(ctx_id, &s);
+    hp_hib_merge(&sl->hib, &hib);
+    hp_unlock(&s->lock);
+}
+
+/* Add one freed block (with its access figures) to context ctx_id's HIB in the table. */
+void hp_table_add(uint32_t ctx_id, const struct hp_block_event *e)
+{
+    struct set *s;
+    struct slot *sl = slot_take(ctx_id, &s);
+    hp_hib_add(&sl->hib, e);
     hp_unlock(&s->lock);
 }
 

@@ -1,16 +1,8 @@
-/* STUB for phase 2 of issue 41, not built into the shim yet: the lead wires it in after the
- * layout move (add heapprof_shadow_attach to interpose/libheapprof.map, this file to the shim's
- * sources, and the calls listed below). It is the shim's half of attach.h: instrumented modules
- * announce themselves here and get the process's one shadow.
- *
- * Phase 2 calls, all behind hp_shadow_on() (one load and branch while nothing attached):
- *   allocation (core: after the header is written)  hp_shadow_clear(&hp_shadow, user, size)
- *   free, before the backend gets the block back    hp_shadow_take(&hp_shadow, user, size, &sum,
- *                                                    hist, hist_len) -> HIB access fields
- *   realloc: take on the old block before the backend's realloc (the old range may be reused
- *   at once), clear on the new one; hp_forget_block: take.
- *   dump of live blocks: hp_shadow_peek per live block (needs a way to visit them).
- * Until it is wired, the test preload test/access/probe.c links this file with shadow.c. */
+/* The shim's half of attach.h: instrumented modules announce themselves here (through the
+ * export heapprof_shadow_attach, shim/interpose/) and get the process's one shadow; the first
+ * one reserves it, which turns the shim's shadow work on (hp_shadow_on). The modules and their
+ * modes are kept for the profile's ACCESS record. Depends on nothing but shadow.c: the access
+ * tests' probe preload (test/access/probe.c) links the two alone. */
 #include "shadow/attach.h"
 #include "shadow/shadow.h"
 
@@ -19,14 +11,34 @@ struct hp_shadow hp_shadow;
 /* Which modes attached so far (hp_attach_mode bits): the report says whether reads and writes
  * are apart (only when no inline module attached) and whether counts may be off (ABI_UNKNOWN). */
 unsigned hp_shadow_modes;
+int hp_shadow_refuse;
+
+static struct hp_shadow_module modules[HP_SHADOW_MODULES_MAX];
+static unsigned nmodules;
 
 static int attach_lock;
 
-int heapprof_shadow_attach(struct hp_attach *a) __attribute__((visibility("default")));
-
-int heapprof_shadow_attach(struct hp_attach *a)
+/* A module seen for the first time goes into the list (under attach_lock). */
+static void note_module(const void *where, unsigned mode)
 {
-    if (!a || a->version != HP_ATTACH_VERSION || a->size < sizeof *a)
+    if (!where)
+        return;
+    for (unsigned i = 0; i < nmodules; i++)
+        if (modules[i].addr == (uintptr_t)where) {
+            __atomic_fetch_or(&modules[i].mode, mode, __ATOMIC_RELAXED);
+            return;
+        }
+    if (nmodules < HP_SHADOW_MODULES_MAX) {
+        modules[nmodules].addr = (uintptr_t)where;
+        modules[nmodules].mode = mode;
+        __atomic_store_n(&nmodules, nmodules + 1, __ATOMIC_RELEASE);
+    }
+}
+
+int hp_shadow_attach(struct hp_attach *a)
+{
+    if (!a || a->version != HP_ATTACH_VERSION || a->size < sizeof *a ||
+        __atomic_load_n(&hp_shadow_refuse, __ATOMIC_RELAXED))
         return -1;
     int writes = (a->mode & (HP_MODE_CALLBACKS | HP_MODE_GCC)) != 0;
     /* Modules attach from constructors and dlopen: rarely, maybe from two threads at once. */
@@ -38,11 +50,26 @@ int heapprof_shadow_attach(struct hp_attach *a)
     /* wbase first: a thread that sees base may count writes at once. */
     __atomic_store_n(&hp_shadow.wbase, sh.wbase, __ATOMIC_RELEASE);
     __atomic_store_n(&hp_shadow.base, sh.base, __ATOMIC_RELEASE);
-    __atomic_fetch_or(&hp_shadow_modes, a->mode, __ATOMIC_RELAXED);
-    /* PHASE 2: record a->module and a->mode for the profile's module list; refuse (-1) when
-     * access profiling is switched off by an option. */
+    if (sh.base) {
+        __atomic_fetch_or(&hp_shadow_modes, a->mode, __ATOMIC_RELAXED);
+        note_module(a->module, a->mode);
+    }
     __atomic_store_n(&attach_lock, 0, __ATOMIC_RELEASE);
     a->base = sh.base;
     a->wbase = sh.wbase;
     return sh.base ? 0 : -1;
+}
+
+/* Without the lock (a dump may run in a forked child, where the lock may stay taken): an entry
+ * is written before the count that shows it. */
+unsigned hp_shadow_modules(struct hp_shadow_module *out, unsigned cap)
+{
+    unsigned n = __atomic_load_n(&nmodules, __ATOMIC_ACQUIRE);
+    if (n > cap)
+        n = cap;
+    for (unsigned i = 0; i < n; i++) {
+        out[i].addr = modules[i].addr;
+        out[i].mode = __atomic_load_n(&modules[i].mode, __ATOMIC_RELAXED);
+    }
+    return n;
 }

@@ -2,6 +2,7 @@
  * block's counters. Also built into the instrumentation runtime (instrument/), which reserves a
  * shadow of its own when no shim is there, so both find each other at the fixed place. */
 #include "shadow/shadow.h"
+#include "shadow/shadow_internal.h"
 
 #include <errno.h>
 #include <sys/mman.h>
@@ -11,45 +12,6 @@
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
-
-/* ---------- raw system calls: libc's wrappers may be interposed (the shim exports syscall) or
- * set errno, which the allocation paths keep for the program ---------- */
-#if defined(__x86_64__)
-static inline long sys6(long n, long a, long b, long c, long d, long e, long f)
-{
-    register long r10 __asm__("r10") = d;
-    register long r8 __asm__("r8") = e;
-    register long r9 __asm__("r9") = f;
-    long ret;
-    __asm__ volatile("syscall"
-                     : "=a"(ret)
-                     : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-                     : "rcx", "r11", "memory");
-    return ret; /* -errno on failure */
-}
-#else
-#include <unistd.h>
-static inline long sys6(long n, long a, long b, long c, long d, long e, long f)
-{
-    int saved = errno;
-    long r = syscall(n, a, b, c, d, e, f);
-    if (r == -1)
-        r = -errno;
-    errno = saved;
-    return r;
-}
-#endif
-
-static long sys_mmap(uintptr_t at, size_t len, int flags)
-{
-    return sys6(SYS_mmap, (long)at, (long)len, PROT_READ | PROT_WRITE,
-                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | flags, -1, 0);
-}
-static void sys_munmap(uintptr_t at, size_t len) { sys6(SYS_munmap, (long)at, (long)len, 0, 0, 0, 0); }
-static void sys_madvise(uintptr_t at, size_t len, int advice)
-{
-    sys6(SYS_madvise, (long)at, (long)len, advice, 0, 0, 0);
-}
 
 #define PAGE 4096u
 
@@ -206,8 +168,9 @@ static void sum_counts(uint64_t *c, uint64_t *e, uint64_t *first, struct hp_shad
         out->accesses += v;
         out->touched++;
         size_t i = (size_t)(c - first);
+        /* Atomic: threads freeing blocks of one context add to its one histogram at once. */
         if (hist && i < hist_len)
-            hist[i] += v;
+            __atomic_fetch_add(&hist[i], v, __ATOMIC_RELAXED);
         if (clear)
             *c = 0;
     }

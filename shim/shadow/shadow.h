@@ -110,7 +110,8 @@ int hp_shadow_reserve(struct hp_shadow *sh, int writes);
  * counts from a freed block's after-free accesses or from memory that was not a block). */
 void hp_shadow_clear(const struct hp_shadow *sh, uintptr_t p, size_t size);
 /* At free: the block's figures, its counters cleared (large blocks' shadow pages given back).
- * hist (may be NULL): hist[i] += count of the block's granule i, for i < hist_len. */
+ * hist (may be NULL): hist[i] += count of the block's granule i, for i < hist_len (an atomic
+ * addition: several threads may add to one context's histogram). */
 void hp_shadow_take(const struct hp_shadow *sh, uintptr_t p, size_t size,
                     struct hp_shadow_sum *out, uint64_t *hist, size_t hist_len);
 /* At a dump, for live blocks: the same figures, counters left as they are. */
@@ -120,9 +121,40 @@ void hp_shadow_peek(const struct hp_shadow *sh, uintptr_t p, size_t size,
  * after): for memory that stops being heap without a free, and for large freed blocks. */
 void hp_shadow_release(const struct hp_shadow *sh, uintptr_t p, size_t size);
 
+/* ---- live blocks (live.c): while the shadow is on, the blocks the shim handed out and has
+ * not taken back (user pointer, size, context), for a dump to fold their access counts in
+ * (hp_shadow_peek). Safe in signal handlers: one that interrupts an operation of its thread
+ * leaves its own for the interrupted one to apply. ---- */
+void hp_shadow_live_add(uintptr_t user, uint64_t size, uint32_t ctx);
+void hp_shadow_live_del(uintptr_t user);
+/* fn for every live block, called with a lock of the registry held: it must not allocate
+ * through the shim nor use the registry. */
+void hp_shadow_live_foreach(void (*fn)(uintptr_t user, uint64_t size, uint32_t ctx, void *arg),
+                            void *arg);
+uint64_t hp_shadow_live_bytes(void);   /* memory of the registry's tables */
+uint64_t hp_shadow_live_dropped(void); /* operations of signal handlers lost (list full) */
+void hp_shadow_live_fork_prepare(void);
+void hp_shadow_live_fork_parent(void);
+void hp_shadow_live_fork_child(void);
+
 /* The process's shadow, owned by the shim (attach.c); zero until an instrumented module
  * attaches, so uninstrumented programs pay one load and branch on their allocation paths. */
 extern struct hp_shadow hp_shadow;
 static inline int hp_shadow_on(void) { return __atomic_load_n(&hp_shadow.base, __ATOMIC_ACQUIRE) != 0; }
+
+/* ---- attaching (attach.c) ---- */
+struct hp_attach;
+/* What heapprof_shadow_attach does (attach.h): reserve the shadow on the first call, note the
+ * module and its mode, answer the planes. -1: refused (hp_shadow_refuse, a bad struct). */
+int hp_shadow_attach(struct hp_attach *a);
+extern unsigned hp_shadow_modes; /* OR of the modes of every attach so far */
+extern int hp_shadow_refuse;     /* set at init with access=0: every attach is refused */
+/* The modules that attached: an address inside each and its mode bits. */
+#define HP_SHADOW_MODULES_MAX 256
+struct hp_shadow_module {
+    uintptr_t addr;
+    uint32_t mode;
+};
+unsigned hp_shadow_modules(struct hp_shadow_module *out, unsigned cap);
 
 #endif

@@ -9,8 +9,10 @@
 PROBE_API void heapprof_probe_clear(const void *p, size_t size);
 PROBE_API void heapprof_probe_take(const void *p, size_t size, struct hp_shadow_sum *out);
 PROBE_API unsigned heapprof_probe_modes(void);
+PROBE_API int heapprof_shadow_attach(struct hp_attach *a);
 
-extern unsigned hp_shadow_modes;
+/* The shim's export (shim/interpose/) is a forward of the same kind. */
+int heapprof_shadow_attach(struct hp_attach *a) { return hp_shadow_attach(a); }
 
 void heapprof_probe_clear(const void *p, size_t size)
 {

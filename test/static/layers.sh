@@ -14,7 +14,7 @@ allowed() {
     shim/shadow) echo "rt" ;;
     shim/unwind) echo "rt backend" ;;
     shim/profile) echo "unwind format rt" ;;
-    shim/dump) echo "profile unwind format rt backend bootstrap" ;;
+    shim/dump) echo "profile unwind shadow format rt backend bootstrap" ;;
     shim/core) echo "dump profile unwind shadow format rt backend bootstrap" ;;
     shim/interpose) echo "core rt backend include" ;;
     *) echo "?" ;;

@@ -8,7 +8,7 @@
 static struct hp_block_event ev(uint64_t size, uint32_t a_ms, uint32_t d_ms, uint32_t a_cpu,
                                 uint32_t d_cpu)
 {
-    struct hp_block_event e = {size, a_ms, d_ms, a_cpu, d_cpu, 0, 0};
+    struct hp_block_event e = {size, a_ms, d_ms, a_cpu, d_cpu, 0, 0, 0};
     return e;
 }
 
@@ -108,6 +108,30 @@ START_TEST(test_three_events)
 }
 END_TEST
 
+/* Writes are a part of the accesses, kept as their own total, minimum and maximum. */
+START_TEST(test_write_counts)
+{
+    struct hpf_hib h = empty(3);
+    struct hp_block_event e1 = ev(64, 0, 1, 0, 0), e2 = ev(64, 1, 2, 0, 0), e3 = ev(64, 2, 3, 0, 0);
+    e1.access_count = 10, e1.write_count = 4;
+    e2.access_count = 3, e2.write_count = 3;
+    e3.access_count = 100, e3.write_count = 0;
+    hp_hib_add(&h, &e1);
+    ck_assert_uint_eq(h.min_write_count, 4);
+    ck_assert_uint_eq(h.max_write_count, 4);
+    hp_hib_add(&h, &e2);
+    hp_hib_add(&h, &e3);
+    ck_assert_uint_eq(h.total_access_count, 113);
+    ck_assert_uint_eq(h.total_write_count, 7);
+    ck_assert_uint_eq(h.min_write_count, 0);
+    ck_assert_uint_eq(h.max_write_count, 4);
+    /* The extremes are per field: the block with most writes is not the one with most
+     * accesses. */
+    ck_assert_uint_eq(h.max_access_count, 100);
+    ck_assert_uint_eq(h.min_access_count, 3);
+}
+END_TEST
+
 START_TEST(test_overlap_boundary)
 {
     struct hpf_hib h = empty(1);
@@ -173,12 +197,13 @@ static struct hpf_hib from_events(uint32_t ctx, const struct hp_block_event *e, 
     return h;
 }
 
+/* size, alloc/dealloc ms, alloc/dealloc cpu, accesses, utilisation, writes */
 static const struct hp_block_event A[] = {
-    {100, 0, 10, 0, 0, 3, 20}, {200, 5, 12, 0, 1, 4, 30}, {10, 11, 13, 1, 1, 0, 90}};
+    {100, 0, 10, 0, 0, 3, 20, 1}, {200, 5, 12, 0, 1, 4, 30, 4}, {10, 11, 13, 1, 1, 0, 90, 0}};
 static const struct hp_block_event B[] = {
-    {1000, 14, 20, 2, 2, 10, 5}, {1, 15, 22, 2, 3, 1, 100}};
+    {1000, 14, 20, 2, 2, 10, 5, 7}, {1, 15, 22, 2, 3, 1, 100, 1}};
 static const struct hp_block_event C[] = {
-    {7, 30, 31, 3, 3, 2, 50}, {5000, 2, 40, 0, 3, 99, 1}, {64, 39, 45, 3, 0, 8, 64}};
+    {7, 30, 31, 3, 3, 2, 50, 2}, {5000, 2, 40, 0, 3, 99, 1, 50}, {64, 39, 45, 3, 0, 8, 64, 3}};
 
 /* Fields that are sums or extremes: merging must agree with adding every event to one HIB. */
 static void assert_sums_extremes(const struct hpf_hib *x, const struct hpf_hib *y)
@@ -193,6 +218,9 @@ static void assert_sums_extremes(const struct hpf_hib *x, const struct hpf_hib *
     ck_assert_uint_eq(x->total_access_count, y->total_access_count);
     ck_assert_uint_eq(x->min_access_count, y->min_access_count);
     ck_assert_uint_eq(x->max_access_count, y->max_access_count);
+    ck_assert_uint_eq(x->total_write_count, y->total_write_count);
+    ck_assert_uint_eq(x->min_write_count, y->min_write_count);
+    ck_assert_uint_eq(x->max_write_count, y->max_write_count);
     ck_assert_uint_eq(x->total_percent_utilized, y->total_percent_utilized);
     ck_assert_uint_eq(x->min_percent_utilized, y->min_percent_utilized);
     ck_assert_uint_eq(x->max_percent_utilized, y->max_percent_utilized);
@@ -346,6 +374,7 @@ int main(void)
     tcase_add_test(tc, test_run_matches_general);
     tcase_add_test(tc, test_first_event_migrated);
     tcase_add_test(tc, test_three_events);
+    tcase_add_test(tc, test_write_counts);
     tcase_add_test(tc, test_overlap_boundary);
     tcase_add_test(tc, test_clock_wrap);
     tcase_add_test(tc, test_large_values);

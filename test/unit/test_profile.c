@@ -767,6 +767,134 @@ START_TEST(test_threads)
 }
 END_TEST
 
+/* ---------- access profiling ---------- */
+
+/* Blocks freed with access figures go into the table with them; blocks freed without (before an
+ * instrumented module attached) merge in as blocks of no accesses. */
+START_TEST(test_access_frees)
+{
+    init_profiler("output=:verbosity=0:access_hist_granules=4");
+    ck_assert_uint_eq(hp_hist_bins, 4);
+    uint32_t a = 0;
+    for (int i = 0; i < 4; i++)
+        a = site(0)(256, 10, 0);
+    struct hp_access x = {320, 320, 100}, y = {16, 4, 50};
+    hp_profile_free_access(a, 256, 10, 0, &x);
+    hp_profile_free_access(a, 256, 10, 0, &y);
+    struct hibs s;
+    s.n = 0;
+    hp_table_foreach(collect, &s); /* in the table at once, before any flush */
+    const struct hpf_hib *h = hib_of(&s, a);
+    ck_assert_ptr_nonnull(h);
+    ck_assert_uint_eq(h->alloc_count, 2);
+    ck_assert_uint_eq(h->total_access_count, 336);
+    ck_assert_uint_eq(h->min_access_count, 16);
+    ck_assert_uint_eq(h->max_access_count, 320);
+    ck_assert_uint_eq(h->total_write_count, 324);
+    ck_assert_uint_eq(h->min_write_count, 4);
+    ck_assert_uint_eq(h->max_write_count, 320);
+    ck_assert_uint_eq(h->total_percent_utilized, 150);
+    ck_assert_uint_eq(h->min_percent_utilized, 50);
+    ck_assert_uint_eq(h->max_percent_utilized, 100);
+    /* One without figures, merged at the flush: no accesses. */
+    hp_profile_free(a, 256, 10, 0);
+    hp_profile_flush_all();
+    struct hp_ctx *c = ctx(a);
+    ck_assert_int_eq(c->live_count, 1);
+    s.n = 0;
+    hp_table_foreach(collect, &s);
+    h = hib_of(&s, a);
+    ck_assert_uint_eq(h->alloc_count, 3);
+    ck_assert_uint_eq(h->total_access_count, 336);
+    ck_assert_uint_eq(h->min_access_count, 0);
+    ck_assert_uint_eq(h->min_write_count, 0);
+    ck_assert_uint_eq(h->max_write_count, 320);
+    /* A signal handler's free with figures waits for the interrupted call, figures included. */
+    hp_tls.depth = HP_DEPTH_EVENT;
+    struct hp_access z = {1000, 0, 25};
+    hp_profile_free_access(a, 256, 10, 0, &z);
+    hp_tls.depth = 0;
+    ck_assert_uint_eq(site(1)(8, 11, 0), site(1)(8, 11, 0));
+    hp_profile_flush_all();
+    s.n = 0;
+    hp_table_foreach(collect, &s);
+    h = hib_of(&s, a);
+    ck_assert_uint_eq(h->alloc_count, 4);
+    ck_assert_uint_eq(h->total_access_count, 1336);
+    ck_assert_uint_eq(h->max_access_count, 1000);
+    ck_assert_uint_eq(h->min_percent_utilized, 0);
+    ck_assert_int_eq(c->live_count, 0);
+}
+END_TEST
+
+/* A context's histogram: made on first use, only for blocks of up to hp_hist_bins granules. */
+START_TEST(test_access_hist)
+{
+    init_profiler("output=:verbosity=0:access_hist_granules=8");
+    uint32_t a = site(0)(256, 0, 0);
+    ck_assert_ptr_null(ctx(a)->access);
+    ck_assert_ptr_null(hp_profile_hist(a, 9));
+    ck_assert_ptr_null(hp_profile_hist(a, 0));
+    uint64_t *h = hp_profile_hist(a, 8);
+    ck_assert_ptr_nonnull(h);
+    ck_assert_ptr_eq(ctx(a)->access->hist, h);
+    ck_assert_ptr_eq(hp_profile_hist(a, 1), h);
+    for (int i = 0; i < 16; i++) /* freed bins, then the live ones: all zero */
+        ck_assert_uint_eq(h[i], 0);
+    ck_assert_ptr_null(hp_ctx_access(0, 1));
+    ck_assert_ptr_null(hp_ctx_access(hp_prof.max_id, 1));
+    /* access_hist_granules=0: no histograms, the state all the same. */
+    hp_hist_bins = 0;
+    uint32_t b = site(1)(64, 0, 0);
+    ck_assert_ptr_null(hp_profile_hist(b, 1));
+    ck_assert_ptr_nonnull(hp_ctx_access(b, 0));
+}
+END_TEST
+
+/* Several threads freeing blocks of shared contexts with figures: exact sums. */
+static void *access_worker(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    for (int i = 0; i < PER; i++) {
+        uint32_t id = site(i % 2)(64, (uint32_t)i, (uint32_t)t);
+        struct hp_access acc = {(uint64_t)(i % 7), (uint64_t)(i % 3), (uint32_t)(i % 101)};
+        if (id)
+            hp_profile_free_access(id, 64, (uint32_t)i, (uint32_t)t, &acc);
+    }
+    return NULL;
+}
+
+START_TEST(test_access_threads)
+{
+    pthread_t th[NT];
+    start_threads("output=:verbosity=0:thread_cache_size=16", th, access_worker);
+    for (int t = 0; t < NT; t++)
+        pthread_join(th[t], NULL);
+    hp_profile_flush_all();
+    uint64_t acc[2] = {0, 0}, wr[2] = {0, 0}, ut[2] = {0, 0};
+    for (int i = 0; i < PER; i++) {
+        acc[i % 2] += NT * (uint64_t)(i % 7);
+        wr[i % 2] += NT * (uint64_t)(i % 3);
+        ut[i % 2] += NT * (uint64_t)(i % 101);
+    }
+    struct hibs s;
+    s.n = 0;
+    hp_table_foreach(collect, &s);
+    ck_assert_int_eq(s.n, 2);
+    for (int i = 0; i < s.n; i++) {
+        const struct hpf_hib *h = &s.h[i];
+        int k = ctx(h->context_id)->pcs[0] == site_pc(0) ? 0 : 1;
+        ck_assert_uint_eq(h->alloc_count, NT * PER / 2);
+        ck_assert_uint_eq(h->total_access_count, acc[k]);
+        ck_assert_uint_eq(h->total_write_count, wr[k]);
+        ck_assert_uint_eq(h->total_percent_utilized, ut[k]);
+        ck_assert_uint_eq(h->max_access_count, 6);
+        ck_assert_uint_eq(h->min_access_count, 0);
+        ck_assert_uint_eq(ctx(h->context_id)->live_count, 0);
+    }
+}
+END_TEST
+
 /* Dumps fold every thread's cache in while the threads go on allocating: no event may be lost
  * or torn. The workers run until the main thread has folded their caches in FLUSHES times. */
 #define FLUSHES 60
@@ -969,6 +1097,9 @@ int main(void)
     tcase_add_test(tc, test_reentrant_calls);
     tcase_add_test(tc, test_handler_calls);
     tcase_add_test(tc, test_threads);
+    tcase_add_test(tc, test_access_frees);
+    tcase_add_test(tc, test_access_hist);
+    tcase_add_test(tc, test_access_threads);
     tcase_add_test(tc, test_flush_during_events);
     tcase_add_test(tc, test_hold_during_dump);
     suite_add_tcase(s, tc);

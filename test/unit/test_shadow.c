@@ -385,24 +385,44 @@ START_TEST(test_reserve_when_fixed_place_taken)
 }
 END_TEST
 
-START_TEST(test_attach_stub)
+START_TEST(test_attach)
 {
     struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_INLINE, 1, &a, 0, 0};
     ck_assert(!hp_shadow_on());
-    ck_assert_int_eq(heapprof_shadow_attach(&a), 0);
+    ck_assert_int_eq(hp_shadow_attach(&a), 0);
     ck_assert(hp_shadow_on());
     ck_assert_uint_eq(a.base, hp_shadow.base);
     ck_assert_uint_eq(a.wbase, 0);
     struct hp_attach b = {HP_ATTACH_VERSION, sizeof b, HP_MODE_CALLBACKS, 1, &b, 0, 0};
-    ck_assert_int_eq(heapprof_shadow_attach(&b), 0);
+    ck_assert_int_eq(hp_shadow_attach(&b), 0);
     ck_assert_uint_eq(b.base, a.base);
     ck_assert_uint_ne(b.wbase, 0);
     ck_assert_uint_eq(hp_shadow.wbase, b.wbase);
+    /* The runtime attaching for itself names no module. */
+    struct hp_attach rt = {HP_ATTACH_VERSION, sizeof rt, HP_MODE_NONE, 1, NULL, 0, 0};
+    ck_assert_int_eq(hp_shadow_attach(&rt), 0);
+    /* A module attaching twice is one entry, with both modes. */
+    struct hp_attach again = {HP_ATTACH_VERSION, sizeof again, HP_MODE_ABI_UNKNOWN, 1, &a, 0, 0};
+    ck_assert_int_eq(hp_shadow_attach(&again), 0);
     struct hp_attach bad = {HP_ATTACH_VERSION + 1, sizeof bad, HP_MODE_INLINE, 1, &bad, 0, 0};
-    ck_assert_int_eq(heapprof_shadow_attach(&bad), -1);
+    ck_assert_int_eq(hp_shadow_attach(&bad), -1);
     bad.version = HP_ATTACH_VERSION;
     bad.size = 8;
-    ck_assert_int_eq(heapprof_shadow_attach(&bad), -1);
+    ck_assert_int_eq(hp_shadow_attach(&bad), -1);
+    ck_assert_uint_eq(hp_shadow_modes, HP_MODE_INLINE | HP_MODE_CALLBACKS | HP_MODE_ABI_UNKNOWN);
+    struct hp_shadow_module m[4];
+    ck_assert_uint_eq(hp_shadow_modules(m, 4), 2);
+    ck_assert_uint_eq(m[0].addr, (uintptr_t)&a);
+    ck_assert_uint_eq(m[0].mode, HP_MODE_INLINE | HP_MODE_ABI_UNKNOWN);
+    ck_assert_uint_eq(m[1].addr, (uintptr_t)&b);
+    ck_assert_uint_eq(m[1].mode, HP_MODE_CALLBACKS);
+    ck_assert_uint_eq(hp_shadow_modules(m, 1), 1);
+    /* access=0: refused, nothing noted. */
+    hp_shadow_refuse = 1;
+    struct hp_attach c = {HP_ATTACH_VERSION, sizeof c, HP_MODE_GCC, 0, &c, 0, 0};
+    ck_assert_int_eq(hp_shadow_attach(&c), -1);
+    ck_assert_uint_eq(hp_shadow_modules(m, 4), 2);
+    ck_assert_uint_eq(hp_shadow_modes & HP_MODE_GCC, 0);
 }
 END_TEST
 
@@ -502,6 +522,90 @@ START_TEST(test_blocks_never_share_a_counter)
 }
 END_TEST
 
+/* ---------- the registry of live blocks ---------- */
+
+#define NREG 20000
+struct walk {
+    int n;
+    uint64_t sum_size, sum_ctx;
+    uintptr_t first;
+};
+
+static void walk_fn(uintptr_t user, uint64_t size, uint32_t ctx, void *arg)
+{
+    struct walk *w = arg;
+    w->n++;
+    w->sum_size += size;
+    w->sum_ctx += ctx;
+    ck_assert_uint_eq(size, (user >> 5) % 1000); /* what the test stored for it */
+    ck_assert_uint_eq(ctx, (uint32_t)(user >> 5) % 7 + 1);
+}
+
+static void reg_add(uintptr_t u) { hp_shadow_live_add(u, (u >> 5) % 1000, (uint32_t)(u >> 5) % 7 + 1); }
+
+START_TEST(test_live_registry)
+{
+    hp_options_parse(&hp_opt, "verbosity=0");
+    uint64_t size = 0, ctxs = 0;
+    ck_assert_uint_eq(hp_shadow_live_bytes(), 0);
+    /* Addresses 32 apart, as user pointers are: neighbours share most of their bits. */
+    for (uintptr_t i = 1; i <= NREG; i++)
+        reg_add(HEAP + i * 32);
+    ck_assert_uint_gt(hp_shadow_live_bytes(), NREG * 24);
+    /* Every third one goes: deletions in the middle of probe runs. */
+    for (uintptr_t i = 1; i <= NREG; i++) {
+        uintptr_t u = HEAP + i * 32;
+        if (i % 3 == 0)
+            hp_shadow_live_del(u);
+        else {
+            size += (u >> 5) % 1000;
+            ctxs += (u >> 5) % 7 + 1;
+        }
+    }
+    hp_shadow_live_del(HEAP + 7); /* not there: nothing */
+    reg_add(HEAP + 32);           /* there already: replaced, not twice */
+    struct walk w = {0, 0, 0, 0};
+    hp_shadow_live_foreach(walk_fn, &w);
+    ck_assert_int_eq(w.n, NREG - NREG / 3);
+    ck_assert_uint_eq(w.sum_size, size);
+    ck_assert_uint_eq(w.sum_ctx, ctxs);
+    for (uintptr_t i = 1; i <= NREG; i++)
+        hp_shadow_live_del(HEAP + i * 32);
+    w = (struct walk){0, 0, 0, 0};
+    hp_shadow_live_foreach(walk_fn, &w);
+    ck_assert_int_eq(w.n, 0);
+}
+END_TEST
+
+/* A signal handler that allocates or frees while its thread holds a lock of the registry (here:
+ * during a walk, whose callback stands in for the handler) leaves its operations for later. */
+static void handler_like(uintptr_t user, uint64_t size, uint32_t ctx, void *arg)
+{
+    struct walk *w = arg;
+    walk_fn(user, size, ctx, arg);
+    if (w->n == 1) {
+        reg_add(HEAP + 5 * 32);
+        hp_shadow_live_del(HEAP + 1 * 32);
+        reg_add(HEAP + 6 * 32);
+        hp_shadow_live_del(HEAP + 6 * 32); /* in order: added, then gone */
+    }
+}
+
+START_TEST(test_live_registry_nested)
+{
+    reg_add(HEAP + 1 * 32);
+    reg_add(HEAP + 2 * 32);
+    struct walk w = {0, 0, 0, 0};
+    hp_shadow_live_foreach(handler_like, &w);
+    ck_assert_int_eq(w.n, 2); /* the walk saw the registry as it was */
+    w = (struct walk){0, 0, 0, 0};
+    hp_shadow_live_foreach(walk_fn, &w);
+    ck_assert_int_eq(w.n, 2); /* 2 and 5 */
+    ck_assert_uint_eq(w.sum_size, ((HEAP >> 5) + 2) % 1000 + ((HEAP >> 5) + 5) % 1000);
+    ck_assert_uint_eq(hp_shadow_live_dropped(), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("shadow");
@@ -524,8 +628,12 @@ int main(void)
     TCase *tr = tcase_create("reservation");
     tcase_add_test(tr, test_reserve_and_rendezvous);
     tcase_add_test(tr, test_reserve_when_fixed_place_taken);
-    tcase_add_test(tr, test_attach_stub);
+    tcase_add_test(tr, test_attach);
     suite_add_tcase(s, tr);
+    TCase *tg = tcase_create("registry");
+    tcase_add_test(tg, test_live_registry);
+    tcase_add_test(tg, test_live_registry_nested);
+    suite_add_tcase(s, tg);
     TCase *tl = tcase_create("layout");
     tcase_add_test(tl, test_blocks_never_share_a_counter);
     suite_add_tcase(s, tl);

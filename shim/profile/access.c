@@ -1,0 +1,36 @@
+/* Per-context access state of access profiling: the histogram the shadow adds a freed block's
+ * accesses to, and room for what a dump folds in of the live blocks. Made on first use. */
+#include "profile/profile_internal.h"
+
+uint32_t hp_hist_bins;
+
+struct hp_ctx_access *hp_ctx_access(uint32_t ctx, int may_wait)
+{
+    if (ctx == 0 || ctx >= hp_prof.max_id)
+        return NULL;
+    struct hp_ctx *c = __atomic_load_n(&hp_prof.by_id[ctx], __ATOMIC_ACQUIRE);
+    if (!c)
+        return NULL;
+    struct hp_ctx_access *a = __atomic_load_n(&c->access, __ATOMIC_ACQUIRE);
+    if (HP_LIKELY(a != NULL))
+        return a;
+    size_t size = sizeof *a + 2 * (size_t)hp_hist_bins * sizeof a->hist[0];
+    /* A free inside the shim's own work or a signal handler that interrupted it (the arena's
+     * lock may be this thread's): the arena's variant that gives up instead of waiting. */
+    struct hp_ctx_access *fresh = may_wait || !hp_tls.depth ? hp_meta_alloc(size)
+                                                            : hp_meta_alloc_nested(size);
+    if (!fresh)
+        return NULL;
+    /* Two threads racing leave the loser's block unused: once per context at most. */
+    if (!__atomic_compare_exchange_n(&c->access, &a, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return a;
+    return fresh;
+}
+
+uint64_t *hp_profile_hist(uint32_t ctx, uint64_t granules)
+{
+    if (granules == 0 || granules > hp_hist_bins)
+        return NULL;
+    struct hp_ctx_access *a = hp_ctx_access(ctx, 0);
+    return a ? a->hist : NULL;
+}
