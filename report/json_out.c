@@ -103,7 +103,9 @@ static void hr_json_summary(FILE *out, const struct hpf_summary *s)
     hr_json_u64(out, in, "metadata_budget", s->metadata_budget, 0);
     hr_json_u64(out, in, "truncated_stacks", s->truncated_stacks, 0);
     hr_json_u64(out, in, "killed_by", s->killed_by, 0);
-    hr_json_u64(out, in, "metadata_resident", s->metadata_resident, 1);
+    hr_json_u64(out, in, "metadata_resident", s->metadata_resident, 0);
+    hr_json_u64(out, in, "shadow_resident", s->shadow_resident, 0);
+    hr_json_u64(out, in, "shadow_registry_bytes", s->shadow_registry_bytes, 1);
     fputs("  },\n", out);
 }
 

@@ -57,6 +57,11 @@ void hr_text_access_totals(FILE *out, const struct hr_profile *p)
     if (hr_access_rw_apart(p))
         fprintf(out, " (%" PRIu64 " reads, %" PRIu64 " writes)", acc > wr ? acc - wr : 0, wr);
     fputs(" to heap blocks\n", out);
+    char a[HR_BYTES_MAX], b[HR_BYTES_MAX];
+    fprintf(out, "  shadow       %s in memory", p->summary.shadow_resident
+                                                   ? hr_format_bytes(a, p->summary.shadow_resident)
+                                                   : "unknown");
+    fprintf(out, ", live-block registry %s\n", hr_format_bytes(b, p->summary.shadow_registry_bytes));
 }
 
 /* A number in at most about 4 significant digits: "0", "0.0123", "1.25", "1234", "1.2e+06". */

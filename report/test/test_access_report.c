@@ -21,7 +21,8 @@ static void header(struct ht_buf *b)
                              .unwinder = HPF_UNWIND_FP, .stack_depth = 64, .argc = 1};
     ht_file_header(b);
     ht_process(b, &pr, "glibc", "/usr/bin/app", argv);
-    struct hpf_summary s = {.total_allocs = 8, .contexts = 4};
+    struct hpf_summary s = {.total_allocs = 8, .contexts = 4, .shadow_resident = 3 << 20,
+                            .shadow_registry_bytes = 8192};
     ht_record(b, HPF_REC_SUMMARY, &s, sizeof s);
     struct hpf_segment app = {.start = APP_LO, .end = APP_LO + 0x100000, .prot = 5};
     struct hpf_segment lib = {.start = LIB_LO, .end = LIB_LO + 0x100000, .prot = 5};
@@ -324,6 +325,7 @@ START_TEST(json_fields)
     access_sample(&b);
     struct hr_profile *p = parse_ok(&b);
     char *out = render(p, 1);
+    ck_assert(strstr(out, "\"shadow_resident\": 3145728,\n    \"shadow_registry_bytes\": 8192\n"));
     ck_assert_msg(strstr(out, "  \"access\": {\n    \"modes\": [\"callbacks\", \"gcc\"],\n"
                               "    \"reads_writes_apart\": true,\n    \"abi_unknown\": false,\n"
                               "    \"granule\": 64,\n    \"histogram_granules\": 32,\n"
@@ -387,7 +389,8 @@ START_TEST(text_lines)
                               "               /usr/lib/libx.so\n"
                               "               0x900000 (in no module of the profile)\n"),
                   "%s", out);
-    ck_assert(strstr(out, "  accesses     6290 (86 reads, 6204 writes) to heap blocks\n"));
+    ck_assert(strstr(out, "  accesses     6290 (86 reads, 6204 writes) to heap blocks\n"
+                          "  shadow       3.0 MiB in memory, live-block registry 8.0 KiB\n"));
     char *c1 = strstr(out, "context 1:");
     ck_assert(c1);
     ck_assert_msg(strstr(c1, "    accesses   total 1280, per block min 310, avg 320.0, max 330\n"
