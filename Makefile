@@ -125,18 +125,21 @@ $(BUILD)/runit/test_symbolize: $(BUILD)/runit/libsymtest.so
 $(BUILD)/runit/test_symbolize: RUNIT_DEFS = -DHR_SYMTEST_LIB='"$(abspath $(BUILD))/runit/libsymtest.so"'
 
 # Test programs: built with gcc and clang, sanitized where they are not about the allocator
-# itself (see test/progs/README).
+# itself (see test/progs/README); and the profiling programs several cases share.
 progs: $(BUILD)/libheapprof_shim.so
 	@sh test/progs/build.sh $(BUILD)/progs
+	@bash test/profiling/build.sh
 
 unit: $(UNIT_BINS) $(RUNIT_BINS)
 	@set -e; for t in $(UNIT_BINS) $(RUNIT_BINS); do echo "== $$t"; CK_FORK=yes $$t; done
 
+# test/run.sh runs the cases (test/README); T=PATTERN... runs only those that match (a glob, or
+# a substring of SUITE/NAME: make check T=fork-threads). set -f: T's globs are the runner's.
 integration: all $(BUILD)/heapprof-report-san progs
-	@sh test/integration/run.sh
-	@sh test/profiling/run.sh
+	@set -f; bash test/run.sh -s integration -s profiling $(T)
 
-check: unit integration
+check: all $(UNIT_BINS) $(RUNIT_BINS) $(BUILD)/heapprof-report-san progs
+	@set -f; HEAPPROF_UNIT_BINS="$(UNIT_BINS) $(RUNIT_BINS)" bash test/run.sh $(T)
 
 bench: all
 	@sh bench/run.sh

@@ -120,7 +120,7 @@ const void *hp_object_start(const void *addr);
 /* Resolve the backend called `name` ("next" or "glibc"). self_malloc is the shim's own malloc,
  * used to detect an allocator that comes before the shim in symbol lookup (linked into the
  * program or preloaded first); with `patch`, that allocator's entry points are patched to lead
- * to the shim (backend/patch.h) and it becomes the backend ("patched"). Returns 0 on success;
+ * to the shim (patch.c) and it becomes the backend ("patched"). Returns 0 on success;
  * on failure the message has already been printed. Sets *passthrough when the process's
  * malloc stays another allocator's: hp_be is then that allocator and the shim must forward
  * without headers. */

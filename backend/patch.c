@@ -1,4 +1,4 @@
-/* Patching an allocator that LD_PRELOAD cannot get in front of (backend/patch.h).
+/* Patching an allocator that LD_PRELOAD cannot get in front of (patch_internal.h).
  *
  * The dynamic loader binds `malloc` to the first definition in lookup order, and the program
  * itself comes before any preloaded library: a program linked statically with jemalloc or

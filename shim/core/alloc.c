@@ -2,6 +2,7 @@
  * 32-byte header (header_internal.h) in front of memory from the backend; frees find the underlying
  * block through it and hand anything that is not ours to the backend untouched. */
 #include "core/core.h"
+#include "core/core_internal.h"
 #include "profile/profile.h"
 #include "header_internal.h"
 #include "backend/backend.h"
@@ -265,6 +266,16 @@ static inline __attribute__((always_inline)) void *alloc_impl(size_t size, size_
 
 HP_HOT void *hp_alloc(size_t size, size_t align, int zero) { return alloc_impl(size, align, zero, 0); }
 
+HP_HOT void *hp_calloc(size_t n, size_t size)
+{
+    size_t total;
+    if (__builtin_mul_overflow(n, size, &total)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return hp_alloc(total, 0, 1);
+}
+
 void *hp_alloc_x(size_t size, size_t align, int zero, int xflags)
 {
     if (!hp_be.mallocx || hp_passthrough) /* before init the table is empty */
@@ -519,6 +530,43 @@ static void *move_block(void *p, size_t old_size, size_t size)
     return n;
 }
 
+/* realloc of p that is not a live block of ours (h: its header, if it is a freed one): the
+ * allocator's realloc has its say. */
+static HP_COLD void *realloc_not_live(void *p, struct hp_header *h, size_t size)
+{
+    if (!h) {
+        bad_free("realloc of a pointer the shim did not allocate:", p, &hp_counters.foreign_frees);
+        return hp_be.realloc ? hp_be.realloc(p, size) : NULL;
+    }
+    /* A freed block: let the allocator's own checks see the block it knows. */
+    bad_free("realloc of freed block", p, &hp_counters.double_frees);
+    return hp_be.realloc ? hp_be.realloc(hp_hdr_raw(p, h), size) : NULL;
+}
+
+/* The backend's realloc gave nraw, aligned to less than 16 bytes (see plain_again), for size
+ * bytes with `overhead` in front: the data (at old_off, keep bytes) goes to a block with room
+ * for the padding this alignment needs. Returns the block to place the data in; NULL when,
+ * out of memory right here, the data went across to a block of the shim's own (*moved, NULL
+ * if even that failed) and nraw back to the backend. */
+static HP_COLD void *realloc_realign(void *nraw, size_t size, size_t overhead, uintptr_t old_off,
+                                     size_t keep, void **moved)
+{
+    __atomic_store_n(&plain_overhead, PLAIN_OVERHEAD_ANY, __ATOMIC_RELAXED);
+    void *again = hp_be.realloc(nraw, size + PLAIN_OVERHEAD_ANY);
+    if (again)
+        return again;
+    /* The under-aligned block itself has room for the header and the data at an aligned
+     * place (plain_user) half of the time; no memory needed. */
+    if (fits_under_aligned(nraw, size + overhead, size))
+        return nraw;
+    void *n = hp_alloc(size, 0, 0);
+    if (n)
+        memcpy(n, (char *)nraw + old_off, keep);
+    hp_be.free(nraw);
+    *moved = n;
+    return NULL;
+}
+
 HP_HOT void *hp_realloc(void *p, size_t size)
 {
     if (!p)
@@ -533,15 +581,8 @@ HP_HOT void *hp_realloc(void *p, size_t size)
     if (hp_passthrough)
         return hp_be.realloc ? hp_be.realloc(p, size) : NULL;
     struct hp_header *h = our_header(p);
-    if (!h || h->state != HP_STATE_LIVE) {
-        if (!h) {
-            bad_free("realloc of a pointer the shim did not allocate:", p, &hp_counters.foreign_frees);
-            return hp_be.realloc ? hp_be.realloc(p, size) : NULL;
-        }
-        /* A freed block: let the allocator's own checks see the block it knows. */
-        bad_free("realloc of freed block", p, &hp_counters.double_frees);
-        return hp_be.realloc ? hp_be.realloc(hp_hdr_raw(p, h), size) : NULL;
-    }
+    if (!h || h->state != HP_STATE_LIVE)
+        return realloc_not_live(p, h, size);
     if (size == 0 && hp_realloc_zero_frees) {
         hp_free(p);
         return NULL;
@@ -580,26 +621,15 @@ HP_HOT void *hp_realloc(void *p, size_t size)
         return NULL; /* the old block is untouched */
     }
     if (HP_UNLIKELY(((uintptr_t)nraw & 15) && overhead < PLAIN_OVERHEAD_ANY)) {
-        /* Under-aligned (see plain_again): the data (at old_off, within the first `overhead`
-         * + size bytes) stays in a block with room for the padding this alignment needs. */
-        __atomic_store_n(&plain_overhead, PLAIN_OVERHEAD_ANY, __ATOMIC_RELAXED);
-        void *again = hp_be.realloc(nraw, size + PLAIN_OVERHEAD_ANY);
-        if (again) {
-            nraw = again;
-        } else if (!fits_under_aligned(nraw, size + overhead, size)) {
-            /* Out of memory right here: a block of the shim's own, then the data across. */
-            void *n = hp_alloc(size, 0, 0);
-            if (n)
-                memcpy(n, (char *)nraw + old_off, keep);
-            hp_be.free(nraw);
+        void *moved = NULL;
+        nraw = realloc_realign(nraw, size, overhead, old_off, keep, &moved);
+        if (!nraw) {
             if (hp_profiling && old.context_id)
                 hp_profile_free(old.context_id, old_size, old.alloc_ms, hp_hdr_cpu(&old));
             /* NULL: no memory at all and no room in the block the data is in, so the data is
              * lost (the old pointer is gone; realloc cannot answer NULL). */
-            return n;
+            return moved;
         }
-        /* else the under-aligned block itself has room for the header and the data at an
-         * aligned place (plain_user), half of the time; no memory needed */
     }
     void *user = plain_user(nraw);
     if ((uintptr_t)user - (uintptr_t)nraw != old_off)
@@ -607,4 +637,14 @@ HP_HOT void *hp_realloc(void *p, size_t size)
     if (hp_profiling && old.context_id)
         hp_profile_free(old.context_id, old_size, old.alloc_ms, hp_hdr_cpu(&old));
     return finish(nraw, user, size, 0);
+}
+
+void *hp_reallocarray(void *p, size_t n, size_t size)
+{
+    size_t total;
+    if (__builtin_mul_overflow(n, size, &total)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return hp_realloc(p, total);
 }

@@ -3,6 +3,7 @@
  * while it runs, every allocation (its own dlsym ones, other threads') is served by the
  * bootstrap arena, so nothing ever waits for it. */
 #include "core/core.h"
+#include "core/core_internal.h"
 #include "profile/profile.h"
 #include "unwind/unwind.h"
 #include "dump/dump.h"
@@ -66,7 +67,7 @@ static void fork_prepare(void)
     hp_dump_fork_prepare();
     if (hp_profiling)
         hp_profile_fork_prepare();
-    hp_dump_fork_prepare_spool(); /* after the threads' and the table's locks (dump.c) */
+    hp_dump_fork_prepare_spool(); /* after the threads' and the table's locks (dump/triggers.c) */
     hp_meta_fork_prepare();
 }
 
@@ -114,7 +115,7 @@ static void do_init(void)
     if (hp_backend_init(hp_opt.backend, hp_self_malloc_addr(), (int)hp_opt.patch_allocator,
                         &hp_passthrough) != 0) {
         hp_error("no usable allocator found; aborting");
-        _exit(127);
+        hp_exit(127);
     }
     hp_mi_init();
     if (hp_passthrough && hp_be.other_shim[0]) {

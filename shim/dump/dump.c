@@ -101,8 +101,8 @@ static int dump_abandon(int rc)
 {
     hp_profile_hold(0);
     hp_unlock(&hp_spool.lock);
-    hp_tls.depth--;
     hp_unlock(&hp_ds.lock);
+    hp_tls.depth--;
     return rc;
 }
 
@@ -148,12 +148,14 @@ static int dump_said(int err, int removed, int announce)
     return 0;
 }
 
-/* Out of the shim and the dump lock; a signal that arrived during the dump may have left
- * another one (or a kill) to do. */
+/* Out of the dump lock, then out of the shim (in that order: a kill signal handled in between
+ * must not find this thread outside the shim while it still holds the lock its dump would
+ * wait for); a signal that arrived during the dump may have left another one (or a kill) to
+ * do. */
 static int dump_leave(int rc)
 {
-    hp_tls.depth--;
     hp_unlock(&hp_ds.lock);
+    hp_tls.depth--;
     if (!hp_tls.depth && HP_UNLIKELY(hp_dump_pending))
         hp_dump_run_pending();
     return rc;

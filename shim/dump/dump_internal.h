@@ -149,4 +149,9 @@ static inline int hp_in_dump(const struct hp_ctx *c)
 /* ---- triggers.c ---- */
 void hp_dump_run_pending(void); /* a dump or kill a signal left for the way out of the shim */
 
+/* A loaded ELF image's load bias and GNU build id (idlen 0: none; id has room for 64 bytes),
+ * read from its mappings in memory (modules.c). */
+void hp_module_elf_info(const struct hpf_segment *segs, int nsegs, uint64_t *bias, uint8_t *id,
+                        uint32_t *idlen);
+
 #endif

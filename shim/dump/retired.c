@@ -3,6 +3,7 @@
  * write the notes no longer mapped as MODULE records (modules.c; test unload). */
 #include "profile/profile.h"
 #include "dump/dump.h"
+#include "dump_internal.h"
 #include "rt/rt.h"
 
 #include <dlfcn.h>

@@ -1,91 +1,16 @@
-/* The signal functions, interposed for killsig.c: a program that asks about a signal whose
- * SIG_DFL the shim took over hears SIG_DFL, with the flags and mask it set; its own handler
- * or SIG_IGN replaces the shim's; SIG_DFL set again brings the shim's back. */
-#include "dump/dump.h"
+/* The signal functions: each a forward into core/signals.c, which keeps what the program sees
+ * of the signals the shim takes over (dump/killsig.c) as the program set it. */
+#include "core/core.h"
 #include "rt/rt.h"
-#include "backend/backend.h"
 
-#include <errno.h>
 #include <signal.h>
-
-extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
-
-static void *real_signal, *real_bsd_signal, *real_sysv_signal, *real_sigset, *real_sigignore;
-
-/* Called from the shim's constructor, so a signal handler that calls these functions later
- * never runs dlsym (not async-signal-safe). */
-void hp_signals_resolve(void)
-{
-    hp_next_sym(&real_signal, "signal");
-    hp_next_sym(&real_bsd_signal, "bsd_signal");
-    hp_next_sym(&real_sysv_signal, "sysv_signal");
-    hp_next_sym(&real_sigset, "sigset");
-    hp_next_sym(&real_sigignore, "sigignore");
-}
 
 HP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-    if (act && HP_UNLIKELY(sig == (int)hp_opt.dump_signal))
-        hp_dump_signal_taken(sig, (void *)act->sa_handler);
-    if (!hp_sig_candidate(sig))
-        return __sigaction(sig, act, old);
-    struct sigaction prev;
-    int was = hp_sig_shown(sig, &prev);
-    if (!act) {
-        if (!was)
-            return __sigaction(sig, NULL, old);
-        if (old)
-            *old = prev;
-        return 0;
-    }
-    int r = __sigaction(sig, act, old);
-    if (r != 0)
-        return r;
-    if (old && hp_sig_is_ours(old->sa_handler))
-        *old = was ? prev : (struct sigaction){.sa_handler = SIG_DFL};
-    hp_sig_settle(sig);
-    return 0;
+    return hp_sigaction(sig, act, old);
 }
-
-typedef void (*handler_t)(int);
-
-/* One interposed function of the signal() kind: forward, then settle, and answer SIG_DFL
- * where the old disposition was the shim's handler. */
-#define SIGNAL_LIKE(name)                                                   \
-    HP_EXPORT handler_t name(int sig, handler_t h)                          \
-    {                                                                       \
-        handler_t (*f)(int, handler_t) =                                    \
-            (handler_t(*)(int, handler_t))hp_next_sym(&real_##name, #name);     \
-        if (!f) {                                                           \
-            errno = ENOSYS;                                                 \
-            return SIG_ERR;                                                 \
-        }                                                                   \
-        if (HP_UNLIKELY(sig == (int)hp_opt.dump_signal))                   \
-            hp_dump_signal_taken(sig, (void *)h);                           \
-        handler_t r = f(sig, h);                                            \
-        if (hp_sig_candidate(sig) && r != SIG_ERR) {                        \
-            r = hp_sig_shown_handler(sig, r);                               \
-            hp_sig_settle(sig);                                             \
-        }                                                                   \
-        return r;                                                           \
-    }
-
-SIGNAL_LIKE(signal)
-SIGNAL_LIKE(bsd_signal)
-SIGNAL_LIKE(sysv_signal)
-SIGNAL_LIKE(sigset)
-
-HP_EXPORT int sigignore(int sig)
-{
-    int (*f)(int) = (int (*)(int))hp_next_sym(&real_sigignore, "sigignore");
-    if (!f) {
-        errno = ENOSYS;
-        return -1;
-    }
-    if (HP_UNLIKELY(sig == (int)hp_opt.dump_signal))
-        hp_dump_signal_taken(sig, (void *)SIG_IGN);
-    int r = f(sig);
-    if (hp_sig_candidate(sig) && r == 0)
-        hp_sig_settle(sig);
-    return r;
-}
+HP_EXPORT hp_sighandler_t signal(int sig, hp_sighandler_t h) { return hp_signal(sig, h); }
+HP_EXPORT hp_sighandler_t bsd_signal(int sig, hp_sighandler_t h) { return hp_bsd_signal(sig, h); }
+HP_EXPORT hp_sighandler_t sysv_signal(int sig, hp_sighandler_t h) { return hp_sysv_signal(sig, h); }
+HP_EXPORT hp_sighandler_t sigset(int sig, hp_sighandler_t h) { return hp_sigset(sig, h); }
+HP_EXPORT int sigignore(int sig) { return hp_sigignore(sig); }

@@ -128,9 +128,4 @@ void hp_profile_thread_tables(uint64_t *entries, uint64_t *sets);
  * (taking them now if the heap is at a new peak). */
 void hp_peak_finish(void);
 
-/* A loaded ELF image's load bias and GNU build id (idlen 0: none; id has room for 64 bytes),
- * read from its mappings in memory (dump.c). */
-void hp_module_elf_info(const struct hpf_segment *segs, int nsegs, uint64_t *bias, uint8_t *id,
-                        uint32_t *idlen);
-
 #endif

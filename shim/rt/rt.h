@@ -105,11 +105,11 @@ void *hp_vdso_sym(const char *name);
 /* The process put itself under a seccomp filter (core/), which may refuse or punish any
  * system call it did not expect. From then on the shim's own calls are only those the
  * allocator itself needs: no reads of /proc, no mincore, no new files; the exit profile goes
- * into the file made just before, by write(2) alone (dump.c). Stays set in forked children,
+ * into the file made just before, by write(2) alone (dump/). Stays set in forked children,
  * which keep the filter. */
 extern int hp_sandboxed;
 /* A filter is being installed (from before its provisional profile until the request
- * returned): the interval-dump thread then makes no system call (dump.c). */
+ * returned): the interval-dump thread then makes no system call (dump/). */
 extern int hp_sandboxing;
 /* The process runs under a seccomp filter: one it installed (hp_sandboxed) or one it started
  * under (inherited across exec, as systemd's SystemCallFilter= and man-db's children are),

@@ -1,11 +1,13 @@
 #!/usr/bin/perl
 # Compares the dynamic symbols a shared library defines (nm -D --defined-only) with the global:
-# patterns of its version script. Usage: check_exports.pl MAP LIB. Exits 1 listing differences.
+# patterns of its version script, and, given object files, checks that each name of the script
+# is defined by one of them (the shim's: every exported symbol is defined in shim/interpose/).
+# Usage: check_exports.pl MAP LIB [OBJECT...]. Exits 1 listing differences.
 use strict;
 use warnings;
 
-my ($map, $lib) = @ARGV;
-die "usage: $0 MAP LIB\n" unless defined $lib;
+my ($map, $lib, @objs) = @ARGV;
+die "usage: $0 MAP LIB [OBJECT...]\n" unless defined $lib;
 
 open my $fh, '<', $map or die "$map: $!\n";
 my $text = do { local $/; <$fh> };
@@ -46,11 +48,13 @@ for (`nm -D --defined-only '$lib'`) {
 }
 die "nm -D found no symbols in $lib\n" unless @syms;
 my %demangled;
-if (@cxx_pats) {
-    my @d = `printf '%s\\n' @syms | c++filt`;
+sub demangle {
+    return unless @cxx_pats && @_;
+    my @d = `printf '%s\\n' @_ | c++filt`;
     chomp @d;
-    @demangled{@syms} = @d;
+    @demangled{@_} = @d;
 }
+demangle(@syms);
 
 my @errors;
 my (%hit_c, %hit_cxx);
@@ -69,6 +73,23 @@ for my $p (@c_pats) {
 }
 for my $p (@cxx_pats) {
     push @errors, "in the map but not exported: extern \"C++\" $p" unless $hit_cxx{$p} || $p =~ /[*?]/;
+}
+# The global symbols the objects define (without LTO: an LTO object's symbol table leaves out
+# what top-level assembly defines).
+if (@objs) {
+    my %defined;
+    for (`nm --defined-only @objs`) {
+        my ($type, $name) = (split)[1, 2];
+        $defined{$name} = 1 if defined $name && $type =~ /^[A-Z]$/;
+    }
+    demangle(keys %defined);
+    for my $p (grep { !/[*?]/ } @c_pats) {
+        push @errors, "in the map but defined by none of the objects: $p" unless $defined{$p};
+    }
+    for my $p (grep { !/[*?]/ } @cxx_pats) {
+        push @errors, "in the map but defined by none of the objects: extern \"C++\" $p"
+            unless grep { ($demangled{$_} // '') =~ glob_re($p) } keys %defined;
+    }
 }
 if (@errors) {
     print "$_\n" for @errors;

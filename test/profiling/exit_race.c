@@ -1,7 +1,7 @@
 /* The exit profile while an interval dump is being written: with dump_interval_ms=1 a dump is
  * nearly always in progress, and the exit must wait for it rather than give up its own
  * profile. Four sites at many recursion depths make a few hundred contexts, so each dump
- * takes a while. run.sh runs this ten times; every run must leave its exit profile. */
+ * takes a while. cases/exit-race.sh runs this ten times; every run must leave its exit profile. */
 #include <stdlib.h>
 
 static void *volatile sink;

@@ -1,5 +1,5 @@
 /* jemalloc linked in under the _rjem_ prefix, as Rust's jemallocator crate links it for a
- * #[global_allocator] (run.sh renames the public symbols of Debian's static libjemalloc).
+ * #[global_allocator] (cases/prefixed-jemalloc.sh renames the public symbols of Debian's static libjemalloc).
  * site_rjem: 100 _rjem_malloc(40) + _rjem_free, 100 _rjem_mallocx(64, zeroed, 64-aligned) +
  * _rjem_sdallocx, 50 times _rjem_calloc(10, 10) -> _rjem_realloc(1000) -> _rjem_rallocx(2000)
  * -> _rjem_free: 350 allocations, 165,400 bytes, none live. site_libc: 70 malloc(24) + free

@@ -1,7 +1,7 @@
 /* Zero-sized requests, where allocators may answer NULL or a block (realloc(p, 0): glibc frees
  * and answers NULL, jemalloc and mimalloc answer a block). Outcomes are printed, not judged:
- * under the shim they must be those of the allocator under it (rules_test in
- * test/integration/run.sh compares with the allocator alone; the bare run is glibc's). */
+ * under the shim they must be those of the allocator under it (rules/* in
+ * test/integration/cases/t_zero.sh compare with the allocator alone; the bare run is glibc's). */
 #include <errno.h>
 #include <malloc.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* Unit tests for the allocation paths (shim/alloc.c) against a fake backend that counts calls,
+/* Unit tests for the allocation paths (shim/core/alloc.c) against a fake backend that counts calls,
  * poisons new memory, controls the alignment of what it returns and never really frees (so
  * headers of freed blocks stay readable). Each test runs in its own fork (CK_FORK=yes). */
 #include "unit_support.h"
@@ -7,6 +7,7 @@
 #include "bootstrap/bootstrap.h"
 #include "core/header_internal.h"
 #include "core/core.h"
+#include "core/core_internal.h"
 #include "profile/profile.h"
 #include "unwind/unwind.h"
 #include "dump/dump.h"

@@ -1,7 +1,6 @@
 /* Unit tests for backend/x86.c (instruction lengths, rip-relative operands, branches, refusals)
- * and backend/patch.c's resolution of PLT entries. The patching itself runs in the profiling
- * tests (test/profiling/run.sh: allocators linked into the program, preloaded before the shim),
- * on real allocators. */
+ * and backend/patch.c's resolution of PLT entries. The patching itself, of real allocators, runs
+ * in test/profiling/cases/linked.sh and preloaded-first.sh. */
 #include "unit_support.h"
 
 #include "backend/backend.h"

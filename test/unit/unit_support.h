@@ -10,11 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-/* malloc.c is not linked: init.c asks it for the shim's own malloc. The test binary uses libc's
- * allocator, so there is no such function. */
+/* interpose/malloc.c is not linked: init.c asks it for the shim's own malloc. The test binary
+ * uses libc's allocator, so there is no such function. */
 __attribute__((weak)) void *hp_self_malloc_addr(void) { return NULL; }
-/* mi.c (mimalloc's API) is not linked either: init.c has it look mimalloc up. */
-__attribute__((weak)) void hp_mi_init(void) {}
 
 /* Run a suite; exit status 0 only when every test passed. CK_FORK=yes runs each test in its own
  * process, which the tests that set up global shim state rely on. */

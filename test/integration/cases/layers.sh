@@ -1,11 +1,5 @@
-#!/bin/sh
 # The shim's folders depend on each other in one direction only (docs/DESIGN.md, module map):
 # each folder may include the API headers of the folders listed for it below, and no others.
-# Prints "ok layers/FOLDER" or "FAIL layers/FOLDER: FILE includes HEADER" per folder.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-
 # folder: the folders whose headers its files may include (its own always).
 allowed() {
     case $1 in
@@ -21,14 +15,13 @@ allowed() {
     esac
 }
 
-fail=0
 for dir in shim/rt shim/format shim/shadow shim/unwind shim/profile shim/dump shim/core \
     shim/interpose backend bootstrap; do
-    [ -d "$dir" ] || continue
+    [ -d "$ROOT/$dir" ] || continue
     own=${dir#shim/}
     ok_list="$own $(allowed "$dir")"
     bad=
-    for f in "$dir"/*.c "$dir"/*.h; do
+    for f in "$ROOT/$dir"/*.c "$ROOT/$dir"/*.h; do
         [ -f "$f" ] || continue
         for inc in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
             case $inc in
@@ -38,15 +31,13 @@ for dir in shim/rt shim/format shim/shadow shim/unwind shim/profile shim/dump sh
             esac
             case " $ok_list " in
             *" $folder "*) ;;
-            *) bad="$bad $f includes $inc;" ;;
+            *) bad="$bad ${f#$ROOT/} includes $inc;" ;;
             esac
         done
     done
     if [ -z "$bad" ]; then
-        echo "ok layers/$own"
+        ok "layers/$own"
     else
-        echo "FAIL layers/$own:$bad"
-        fail=1
+        bad "layers/$own" "$bad"
     fi
 done
-exit $fail

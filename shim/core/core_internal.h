@@ -1,0 +1,33 @@
+/* What core/'s files share beyond core.h: the allocation paths' variants for jemalloc's and
+ * mimalloc's APIs, and the lookups init runs. Included only by core/ (and its unit tests). */
+#ifndef HP_CORE_INTERNAL_H
+#define HP_CORE_INTERNAL_H
+
+#include <stddef.h>
+
+/* jemalloc's extended API (jemalloc.c): allocate or free passing xflags (mallocx flags without
+ * the alignment and zero bits: arena, thread cache) to the backend's mallocx/dallocx when it
+ * has them; hp_owns: is p a block of the shim's (bootstrap blocks included)? (alloc.c) */
+#define HP_MALLOCX_ZERO 0x40
+void *hp_alloc_x(size_t size, size_t align, int zero, int xflags);
+void hp_free_x(void *p, int xflags);
+int hp_owns(void *p);
+/* mimalloc's API (mimalloc.c): a block placed at (user + offset) % align == 0 in raw memory
+ * from get (NULL: the backend's malloc), and the record of a block the allocator freed
+ * wholesale. (alloc.c) */
+void *hp_alloc_from(void *(*get)(void *, size_t, int), void *arg, size_t size, size_t align,
+                    size_t offset, int zero);
+void hp_forget_block(void *raw, size_t size);
+/* The shim's live block (user pointer) made from the allocator's block raw of size bytes, or NULL. */
+void *hp_block_in(void *raw, size_t size);
+/* Free p if the shim made it (1), else leave it alone (0). */
+int hp_free_own(void *p);
+extern int hp_foreign_expected; /* mimalloc's blocks may reach free(): not reported (alloc.c) */
+
+/* Look mimalloc's own functions up, after the backend is known (mimalloc.c). */
+void hp_mi_init(void);
+/* Find glibc's signal functions now, from the constructor: a signal handler that calls them
+ * later never runs dlsym, which is not async-signal-safe (signals.c). */
+void hp_signals_resolve(void);
+
+#endif

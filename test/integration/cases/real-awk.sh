@@ -1,0 +1,3 @@
+# test/integration/real/awk.sh bare and under the shim, and stacked with jemalloc, either
+# one first.
+real_checks awk jemalloc
