@@ -135,12 +135,6 @@ def main():
     want, hist = expected(expected_path, 'inline' if mode == 'clang16' else mode)
     report = json.load(open(json_path))
     found = sites(report, source)
-    for name, (acc, wr, util) in sorted(want.items()):
-        if name not in found:
-            problems.append('%s: no context whose first frame is site_%s' % (name, name))
-            continue
-        h0, h32 = hist.get(name, (None, None))
-        check_site(name, found[name], acc, wr, util, h0, h32, mode)
     a = report['access']
     if a is None:
         problems.append('the profile has no access data ("access" is null)')
@@ -156,6 +150,12 @@ def main():
         names = sorted(m.rsplit('/', 1)[-1] for m in a['instrumented_modules'])
         if names != ['libaccess_lib.so', 'patterns']:
             problems.append('instrumented_modules are %s' % a['instrumented_modules'])
+    for name, (acc, wr, util) in sorted(want.items()):
+        if name not in found:
+            problems.append('%s: no context whose first frame is site_%s' % (name, name))
+            continue
+        h0, h32 = hist.get(name, (None, None))
+        check_site(name, found[name], acc, wr, util, h0, h32, mode)
     for p in problems:
         print(p)
     sys.exit(1 if problems else 0)

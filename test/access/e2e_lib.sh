@@ -1,6 +1,6 @@
-# Access profiling end to end (issue 41), sourced by the test cases (and test/access/e2e.sh):
-# programs built by scripts/heapprof-cc, run bare and under scripts/heapprof-run, their
-# profiles read by heapprof-report and checked. Needs ok, bad and skip (verdict lines), ROOT
+# Access profiling end to end (issue 41), sourced by the cases test/profiling/cases/access-*.sh:
+# programs built by scripts/heapprof-cc, run bare and under scripts/heapprof-run, their profiles
+# read by heapprof-report and checked. Needs ok, bad and skip (verdict lines), ROOT
 # (the tree), BUILD (make's output, with the shim, the report tool and the runtime) and TMP
 # (scratch); REPORT is the report tool (the sanitized one when built).
 # shellcheck shell=bash
