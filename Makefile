@@ -186,8 +186,8 @@ $(BUILD)/heapprof_rt_mod_%.o: instrument/module.c $(RT_HDRS)
 	$(CC) $(RT_CFLAGS) -DHP_RT_MODE=$(lastword $(subst :, ,$(filter $*:%,$(RT_MODES)))) -c $< -o $@
 
 # Access tests: heapprof-cc builds in every mode, counts under the probe preload (the shim's
-# attach and shadow code), driver behaviour. Not part of `check` until phase 2 wires the shadow.
-access-check: rt
+# attach and shadow code) and in profiles of the shim, driver behaviour.
+access-check: all
 	@sh test/access/run.sh $(BUILD)
 
 -include $(SHIM_OBJS:.o=.d) $(patsubst %.o,%.d,$(TEST_OBJS))

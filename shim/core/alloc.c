@@ -7,6 +7,7 @@
 #include "header_internal.h"
 #include "backend/backend.h"
 #include "bootstrap/bootstrap.h"
+#include "shadow/shadow.h"
 #include "rt/rt.h"
 
 #include <errno.h>
@@ -148,6 +149,9 @@ static inline __attribute__((always_inline)) void *finish(void *raw, void *user,
     __atomic_store_n(&h->state, HP_STATE_LIVE, __ATOMIC_RELEASE);
     if (HP_UNLIKELY(page_start(user)))
         ps_mark((uintptr_t)user, 1);
+    /* Access profiling: one load and branch while no instrumented module attached. */
+    if (HP_UNLIKELY(hp_shadow_on()))
+        hp_access_alloc((uintptr_t)user, size, ctx);
     return user;
 }
 
@@ -364,6 +368,21 @@ static HP_COLD void bad_free(const char *what, void *p, uint64_t *counter)
         hp_warn("%s %p; passing it to the allocator (reported once)", what, p);
 }
 
+/* The free of block p (header h, or a copy of it) with the profiler: with its access figures
+ * while the shadow is on (taken now: the caller has not given the block back yet). */
+static inline void record_free(void *p, const struct hp_header *h)
+{
+    if (HP_UNLIKELY(hp_shadow_on())) {
+        struct hp_access acc;
+        hp_access_take((uintptr_t)p, hp_hdr_size(h), h->context_id, &acc);
+        if (hp_profiling && h->context_id)
+            hp_profile_free_access(h->context_id, hp_hdr_size(h), h->alloc_ms, hp_hdr_cpu(h), &acc);
+        return;
+    }
+    if (hp_profiling && h->context_id)
+        hp_profile_free(h->context_id, hp_hdr_size(h), h->alloc_ms, hp_hdr_cpu(h));
+}
+
 /* Give raw back to the backend: through dallocx when the caller named a thread cache. */
 static inline void be_free(void *raw, int xflags)
 {
@@ -414,8 +433,7 @@ static inline __attribute__((always_inline)) int free_impl(void *p, int xflags, 
         return 1;
     }
     __atomic_store_n(&h->state, HP_STATE_FREED, __ATOMIC_RELAXED);
-    if (hp_profiling && h->context_id)
-        hp_profile_free(h->context_id, hp_hdr_size(h), h->alloc_ms, hp_hdr_cpu(h));
+    record_free(p, h);
     if (HP_UNLIKELY(page_start(p)))
         ps_mark((uintptr_t)p, 0); /* before the backend may hand the address out again */
     be_free(hp_hdr_raw(p, h), xflags);
@@ -485,8 +503,7 @@ void hp_forget_block(void *raw, size_t size)
         return;
     struct hp_header *h = hp_hdr(u);
     __atomic_store_n(&h->state, HP_STATE_FREED, __ATOMIC_RELAXED);
-    if (hp_profiling && h->context_id)
-        hp_profile_free(h->context_id, hp_hdr_size(h), h->alloc_ms, hp_hdr_cpu(h));
+    record_free(u, h);
     if (page_start(u))
         ps_mark((uintptr_t)u, 0);
 }
@@ -567,6 +584,18 @@ static HP_COLD void *realloc_realign(void *nraw, size_t size, size_t overhead, u
     return NULL;
 }
 
+/* realloc's old block freed in the profile, with the access figures taken before the
+ * backend's realloc (acc; NULL while the shadow is off). */
+static void realloc_old_freed(const struct hp_header *old, const struct hp_access *acc)
+{
+    if (!hp_profiling || !old->context_id)
+        return;
+    if (acc)
+        hp_profile_free_access(old->context_id, hp_hdr_size(old), old->alloc_ms, hp_hdr_cpu(old), acc);
+    else
+        hp_profile_free(old->context_id, hp_hdr_size(old), old->alloc_ms, hp_hdr_cpu(old));
+}
+
 HP_HOT void *hp_realloc(void *p, size_t size)
 {
     if (!p)
@@ -612,20 +641,25 @@ HP_HOT void *hp_realloc(void *p, size_t size)
     }
     if (HP_UNLIKELY(page_start(p)))
         ps_mark((uintptr_t)p, 0);
+    /* The old block's accesses, before the backend's realloc may give its range to another. */
+    struct hp_access acc, *accp = NULL;
+    if (HP_UNLIKELY(hp_shadow_on()))
+        hp_access_take((uintptr_t)p, old_size, old.context_id, accp = &acc);
     size_t overhead = __atomic_load_n(&plain_overhead, __ATOMIC_RELAXED);
     void *nraw = hp_be.realloc(raw, size + overhead);
     if (!nraw) {
         __atomic_store_n(&h->state, HP_STATE_LIVE, __ATOMIC_RELEASE);
         if (page_start(p))
             ps_mark((uintptr_t)p, 1);
+        if (accp) /* live again, its accesses so far lost */
+            hp_access_alloc((uintptr_t)p, old_size, old.context_id);
         return NULL; /* the old block is untouched */
     }
     if (HP_UNLIKELY(((uintptr_t)nraw & 15) && overhead < PLAIN_OVERHEAD_ANY)) {
         void *moved = NULL;
         nraw = realloc_realign(nraw, size, overhead, old_off, keep, &moved);
         if (!nraw) {
-            if (hp_profiling && old.context_id)
-                hp_profile_free(old.context_id, old_size, old.alloc_ms, hp_hdr_cpu(&old));
+            realloc_old_freed(&old, accp);
             /* NULL: no memory at all and no room in the block the data is in, so the data is
              * lost (the old pointer is gone; realloc cannot answer NULL). */
             return moved;
@@ -634,8 +668,7 @@ HP_HOT void *hp_realloc(void *p, size_t size)
     void *user = plain_user(nraw);
     if ((uintptr_t)user - (uintptr_t)nraw != old_off)
         memmove(user, (char *)nraw + old_off, keep);
-    if (hp_profiling && old.context_id)
-        hp_profile_free(old.context_id, old_size, old.alloc_ms, hp_hdr_cpu(&old));
+    realloc_old_freed(&old, accp);
     return finish(nraw, user, size, 0);
 }
 

@@ -215,6 +215,9 @@ void *hp_dlopen_next(int *mask);
 int hp_dlclose(void *handle);
 /* heapprof_dump() of heapprof.h. */
 int hp_heapprof_dump(void);
+/* heapprof_shadow_attach of shadow/attach.h, which instrumented modules call (access.c). */
+struct hp_attach;
+int hp_access_attach(struct hp_attach *a);
 /* pipe2: the next pipe2, then, for libunwind's own pipe (caller inside the libunwind the shim
  * loaded), both ends moved out of the program's descriptor numbers. */
 int hp_pipe2(int fds[2], int flags, uintptr_t caller);

@@ -4,6 +4,7 @@
 #define HP_CORE_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* jemalloc's extended API (jemalloc.c): allocate or free passing xflags (mallocx flags without
  * the alignment and zero bits: arena, thread cache) to the backend's mallocx/dallocx when it
@@ -23,6 +24,15 @@ void *hp_block_in(void *raw, size_t size);
 /* Free p if the shim made it (1), else leave it alone (0). */
 int hp_free_own(void *p);
 extern int hp_foreign_expected; /* mimalloc's blocks may reach free(): not reported (alloc.c) */
+
+/* Access profiling (access.c). The allocation paths call these only while hp_shadow_on():
+ * a new block's counters cleared and a profiled one registered; a block going away (a free,
+ * realloc's old block, a block the allocator freed wholesale) taken from the shadow, with its
+ * figures in *acc, and from the registry. */
+struct hp_access;
+void hp_access_init(void);
+void hp_access_alloc(uintptr_t user, uint64_t size, uint32_t ctx);
+void hp_access_take(uintptr_t user, uint64_t size, uint32_t ctx, struct hp_access *acc);
 
 /* Look mimalloc's own functions up, after the backend is known (mimalloc.c). */
 void hp_mi_init(void);

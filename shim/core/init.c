@@ -8,6 +8,7 @@
 #include "unwind/unwind.h"
 #include "dump/dump.h"
 #include "backend/backend.h"
+#include "shadow/shadow.h"
 
 #include "header_internal.h"
 #include "rt/rt.h"
@@ -68,6 +69,7 @@ static void fork_prepare(void)
     if (hp_profiling)
         hp_profile_fork_prepare();
     hp_dump_fork_prepare_spool(); /* after the threads' and the table's locks (dump/triggers.c) */
+    hp_shadow_live_fork_prepare(); /* a dump walks the registry with the spool lock held */
     hp_meta_fork_prepare();
 }
 
@@ -75,6 +77,7 @@ static void fork_parent(void)
 {
     hp_stack_fork_parent();
     hp_meta_fork_parent();
+    hp_shadow_live_fork_parent();
     if (hp_profiling)
         hp_profile_fork_parent();
     hp_dump_fork_parent();
@@ -84,6 +87,7 @@ static void fork_parent(void)
 static void fork_child(void)
 {
     hp_meta_fork_child();
+    hp_shadow_live_fork_child();
     hp_stack_fork_child();
     hp_retired_fork_child();
     /* fork_prepare took the dump and spool locks with profiling off too (profile=0, tables
@@ -164,6 +168,7 @@ static void do_init(void)
         hp_profile_init(hp_spool_hib);
         hp_dump_init();
     }
+    hp_access_init();
     pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 

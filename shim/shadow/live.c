@@ -11,7 +11,7 @@
  * so a live block costs 32 to 64 bytes of the registry (24 per entry). */
 #define SHARDS_LOG 6
 #define SHARDS (1u << SHARDS_LOG)
-#define TABLE_MIN 512u
+#define TABLE_MIN 256u
 
 struct entry {
     uintptr_t user; /* 0: empty */

@@ -1,10 +1,13 @@
 #!/bin/sh
-# Access tests (issue 41, phase 1): builds the programs of test/access/ with heapprof-cc in each
-# mode (clang inline, clang callbacks, gcc; clang-16 inline too when installed) and checks
+# Access tests (issue 41): builds the programs of test/access/ with heapprof-cc in each mode
+# (clang inline, clang callbacks, gcc; clang-16 inline too when installed) and checks
 #   - the build runs without heapprof and prints what the plain build prints;
 #   - under the probe preload (probe.c: the shim's attach and shadow code) the shadow holds the
 #     counts of patterns.expected, an instrumented library counts into the same shadow, and so
 #     does one opened with RTLD_LOCAL by an uninstrumented program;
+#   - under the shim the profile has those counts per allocation site (utilisation, writes and
+#     histograms too: check_profile.py), and live.c's blocks still live at a dump and at exit
+#     are folded in with their counts;
 #   - heapprof-cc handles -c/-E/-M, -shared, separate compile and link, and refuses a compiler
 #     whose MemProf ABI it does not know.
 # Usage: sh test/access/run.sh BUILD_DIR (from the repository root; make access-check).
@@ -52,6 +55,29 @@ check_probe() {
 
 gcc -O2 -g -fPIC -shared -fvisibility=hidden -std=gnu11 -D_GNU_SOURCE -Ishim -o "$probe" \
     "$src/probe.c" shim/shadow/attach.c shim/shadow/shadow.c || bad build-probe "gcc failed"
+# The profile's access figures, decoded apart from the report (hpf_access.c).
+gcc -O2 -g -std=gnu11 -Ishim -o "$out/hpf_access" "$src/hpf_access.c" shim/format/hib.c ||
+    bad build-hpf-access "gcc failed"
+shim=$top/$build/libheapprof_shim.so
+report=$top/$build/heapprof-report
+
+# check_live DIR: live.c's two profiles (its heapprof_dump and the exit profile).
+check_live() {
+    d=$1 w=$2
+    n=$(ls "$d"/live.hpf.* 2>/dev/null | grep -v tmp | head -1)
+    [ -f "$d/live.hpf" ] && [ -n "$n" ] || { echo "profiles missing: $(ls "$d")"; return 1; }
+    for f in "$n:96:24" "$d/live.hpf:192:48"; do
+        p=${f%%:*} rest=${f#*:}
+        acc=${rest%%:*} bin=${rest#*:}
+        "$out/hpf_access" "$p" >"$p.access" || return 1
+        "$report" --format json "$p" >"$p.json" || return 1
+        id=$(python3 -c 'import json,sys
+for c in json.load(open(sys.argv[1]))["contexts"]:
+    if c["frames"] and c["frames"][0].get("function") == "site_live": print(c["context_id"])' "$p.json")
+        want="ctx $id allocs=3 accesses=$acc writes=$w acc_min=$((acc / 3)) acc_max=$((acc / 3)) util_total=300 util_min=100 util_max=100 hist=$bin,$bin,$bin,$bin"
+        grep -qx "$want" "$p.access" || { echo "$p: want '$want', got: $(grep "^ctx $id " "$p.access")"; return 1; }
+    done
+}
 
 for m in $modes; do
     d=$out/$m
@@ -83,6 +109,29 @@ for m in $modes; do
         ok "counts-$m"
     else
         bad "counts-$m" "$(head -3 "$d/check.err") $(grep -v '^probe' "$d/probe.out" | head -2)"
+    fi
+    # Under the shim: the same counts in the profile, per allocation site.
+    rm -f "$d"/prof.hpf*
+    if LD_PRELOAD=$shim HEAPPROF_OPTIONS="output=$d/prof.hpf" "$d/patterns" >"$d/shim.out" 2>&1 &&
+        cmp -s "$d/shim.out" "$out/plain.out" &&
+        "$report" --format json "$d/prof.hpf" >"$d/prof.json" 2>"$d/report.err" &&
+        "$out/hpf_access" "$d/prof.hpf" >"$d/prof.access" &&
+        python3 "$src/check_profile.py" "$src/patterns.expected" "$exp" "$d/prof.json" \
+            "$d/prof.access" "$src/patterns.c" >"$d/profile.err" 2>&1; then
+        ok "profile-$m"
+    else
+        bad "profile-$m" "$(head -3 "$d/profile.err" "$d/report.err" 2>/dev/null) $(diff "$out/plain.out" "$d/shim.out" | head -2)"
+    fi
+    # Live blocks folded at a dump and at exit.
+    rm -f "$d"/live.hpf*
+    w=96
+    [ $exp = inline ] && w=0
+    if env $env "$cc" -O2 -I"$top/include" -o "$d/live" "$src/live.c" 2>>"$d/build.err" &&
+        LD_PRELOAD=$shim HEAPPROF_OPTIONS="output=$d/live.hpf" "$d/live" >"$d/live.out" 2>&1 &&
+        check_live "$d" $w >"$d/live.err" 2>&1; then
+        ok "profile-live-$m"
+    else
+        bad "profile-live-$m" "$(head -3 "$d/live.err" "$d/live.out")"
     fi
     # An uninstrumented program opening the instrumented library with RTLD_LOCAL.
     LD_PRELOAD=$probe "$d/plain_host" "$d/libaccess_lib.so" >"$d/host.out" 2>&1

@@ -1,7 +1,7 @@
 /* memalign and aligned_alloc with alignments allocators disagree on (0, not a power of two):
  * glibc 2.36 takes them (0 as malloc, the others rounded up), jemalloc refuses them, mimalloc
  * refuses 0 or not depending on the size. Outcomes are printed, not judged: the runner
- * compares them under the shim with those of the same allocator without it (rules/* in
+ * compares them under the shim with those of the same allocator without it (the rules checks in
  * test/integration/cases/t_alignargs.sh), where the shim must answer as the allocator does. */
 #include <errno.h>
 #include <malloc.h>

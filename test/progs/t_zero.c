@@ -1,6 +1,6 @@
 /* Zero-sized requests, where allocators may answer NULL or a block (realloc(p, 0): glibc frees
  * and answers NULL, jemalloc and mimalloc answer a block). Outcomes are printed, not judged:
- * under the shim they must be those of the allocator under it (rules/* in
+ * under the shim they must be those of the allocator under it (the rules checks in
  * test/integration/cases/t_zero.sh compare with the allocator alone; the bare run is glibc's). */
 #include <errno.h>
 #include <malloc.h>

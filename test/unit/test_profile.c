@@ -13,6 +13,7 @@
 #include "profile/profile.h"
 #include "unwind/unwind.h"
 #include "dump/dump.h"
+#include "dump/dump_internal.h"
 
 #include <elf.h>
 #include <pthread.h>

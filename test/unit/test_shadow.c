@@ -7,6 +7,7 @@
 
 #include "backend/backend.h"
 #include "core/core.h"
+#include "core/core_internal.h"
 #include "core/header_internal.h"
 #include "profile/profile.h"
 #include "rt/rt.h"

@@ -1,0 +1,57 @@
+/* Access profiling on the allocation paths (docs/DESIGN.md, "shim/shadow/"): attaching modules,
+ * the executable's shadow variable set at init, and what a block's allocation and its going
+ * away do to the shadow and the registry of live blocks. The paths call these only while the
+ * shadow is on (hp_shadow_on). */
+#include "core/core.h"
+#include "core/core_internal.h"
+#include "backend/backend.h"
+#include "profile/profile.h"
+#include "shadow/attach.h"
+#include "shadow/shadow.h"
+
+int hp_access_attach(struct hp_attach *a)
+{
+    /* Init first: whether access=0 refuses is known only after it (a module's constructor
+     * may come before the program's first allocation). */
+    hp_ready();
+    return hp_shadow_attach(a);
+}
+
+/* After the profiler's init. The instrumented executable (heapprof-cc exports its copy of the
+ * variable) gets its shadow base now, before any constructor runs code of a module. */
+void hp_access_init(void)
+{
+    if (!hp_opt.access || !hp_profiling) {
+        __atomic_store_n(&hp_shadow_refuse, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    uintptr_t *var = hp_global_sym("__memprof_shadow_memory_dynamic_address");
+    if (!var)
+        return;
+    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_NONE, 0, NULL, 0, 0};
+    if (hp_shadow_attach(&a) == 0 && !__atomic_load_n(var, __ATOMIC_RELAXED))
+        __atomic_store_n(var, a.base, __ATOMIC_RELEASE);
+}
+
+void hp_access_alloc(uintptr_t user, uint64_t size, uint32_t ctx)
+{
+    /* A reused address may hold counts of a freed block's late accesses, or of memory that was
+     * no block. */
+    hp_shadow_clear(&hp_shadow, user, size);
+    if (ctx && hp_profiling)
+        hp_shadow_live_add(user, size, ctx);
+}
+
+void hp_access_take(uintptr_t user, uint64_t size, uint32_t ctx, struct hp_access *acc)
+{
+    struct hp_shadow_sum s;
+    uint64_t *hist = NULL;
+    if (ctx && hp_profiling) {
+        hist = hp_profile_hist(ctx, hp_shadow_granules(user, size));
+        hp_shadow_live_del(user);
+    }
+    hp_shadow_take(&hp_shadow, user, size, &s, hist, hp_hist_bins);
+    acc->accesses = s.accesses;
+    acc->writes = s.writes;
+    acc->percent_utilized = hp_shadow_util_pct(&s);
+}
