@@ -144,28 +144,34 @@ void hr_text_access_context(FILE *out, const struct hr_profile *p, const struct 
         hr_text_histogram(out, p, c);
 }
 
-/* "function (file:line) [module]" of a context's allocation site, or its address. */
+/* Frames a view line names: allocation wrappers (luaM_malloc_, xmalloc, a C++ allocator's
+ * allocate) often make the innermost frame the same for many contexts. */
+#define HR_SITE_FRAMES 3
+
+/* A context's allocation site on one line: "f (file:line) < caller < its caller", the innermost
+ * frame with its place, inlined functions as frames of their own; addresses where no name. */
 static void hr_text_site(FILE *out, const struct hr_context *c, struct hr_symbolizer *sym)
 {
     if (!c->depth) {
         fputs("(no stack)", out);
         return;
     }
-    struct hr_frame f;
-    hr_symbolize(sym, c->pcs[0], &f);
-    if (*f.function)
-        hr_text_string(out, f.function, strlen(f.function));
-    else
-        fprintf(out, "0x%" PRIx64, f.pc);
-    if (*f.file) {
-        fputs(" (", out);
-        hr_text_string(out, f.file, strlen(f.file));
-        fprintf(out, ":%d)", f.line);
-    }
-    if (*f.module) {
-        fputs(" [", out);
-        hr_text_string(out, f.module, strlen(f.module));
-        putc(']', out);
+    unsigned shown = 0;
+    for (uint32_t i = 0; i < c->depth && shown < HR_SITE_FRAMES; i++) {
+        struct hr_frame f;
+        hr_symbolize(sym, c->pcs[i], &f);
+        for (const struct hr_frame *g = &f; g && shown < HR_SITE_FRAMES; g = g->next) {
+            fputs(shown++ ? " < " : "", out);
+            if (*g->function)
+                hr_text_string(out, g->function, strlen(g->function));
+            else
+                fprintf(out, "0x%" PRIx64, g->pc);
+            if (shown == 1 && *g->file) {
+                fputs(" (", out);
+                hr_text_string(out, g->file, strlen(g->file));
+                fprintf(out, ":%d)", g->line);
+            }
+        }
     }
 }
 

@@ -81,9 +81,10 @@ static void access_sample(struct ht_buf *b)
     ht_record(b, HPF_REC_HIB, &h2, sizeof h2);
     ht_record(b, HPF_REC_HIB, &h3, sizeof h3);
     ht_record(b, HPF_REC_HIB, &h4, sizeof h4);
-    uint64_t pcs1[] = {APP_LO + 0x10}, pcs2[] = {LIB_LO + 0x20};
+    uint64_t pcs1[] = {APP_LO + 0x10};
+    uint64_t pcs2[] = {LIB_LO + 0x20, APP_LO + 0x30, APP_LO + 0x40, APP_LO + 0x50};
     ht_stack(b, 1, pcs1, 1);
-    ht_stack(b, 2, pcs2, 1);
+    ht_stack(b, 2, pcs2, 4);
     /* Context 1's histogram in two records of different lengths, and one of a kind the
      * reader does not show. */
     uint64_t a[] = {100, 200, 300}, c[] = {1, 2, 3, 4, 5}, w[] = {9, 9};
@@ -405,7 +406,7 @@ START_TEST(text_lines)
     ck_assert(cold);
     ck_assert_msg(strstr(cold, "  #1  context 2: 2 blocks of 1.0 MiB avg held 10.0 s avg (20.0 MiB-s), "
                                "10 accesses (4.77e-07 per byte per second), utilised 1%\n"
-                               "       0x7f0000000020 [/usr/lib/libx.so]\n\nhottest per byte"),
+                               "       0x7f0000000020 < 0x400030 < 0x400040\n\nhottest per byte"),
                   "%s", cold);
     char *hot = strstr(out, "hottest per byte:");
     ck_assert(strstr(hot, "  #1  context 4: 9.77 accesses per byte, 5000 accesses to 512 B in 1 "
