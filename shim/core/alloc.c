@@ -136,6 +136,10 @@ static inline __attribute__((always_inline)) void *finish(void *raw, void *user,
         cpu = hp_cpu();
         /* The frame of the entry point this is inlined into: the stack walk starts there. */
         ctx = hp_profile_alloc_at(size, ms, cpu, (uintptr_t)__builtin_frame_address(0));
+        /* Access profiling (only with the profiler on): one load and branch while no
+         * instrumented module attached. */
+        if (HP_UNLIKELY(hp_shadow_on()))
+            hp_access_alloc((uintptr_t)user, size, ctx);
         errno = saved;
     }
     h->size_cpu = size | ((uint64_t)(cpu & 0xffff) << 48);
@@ -149,9 +153,6 @@ static inline __attribute__((always_inline)) void *finish(void *raw, void *user,
     __atomic_store_n(&h->state, HP_STATE_LIVE, __ATOMIC_RELEASE);
     if (HP_UNLIKELY(page_start(user)))
         ps_mark((uintptr_t)user, 1);
-    /* Access profiling: one load and branch while no instrumented module attached. */
-    if (HP_UNLIKELY(hp_shadow_on()))
-        hp_access_alloc((uintptr_t)user, size, ctx);
     return user;
 }
 
@@ -368,18 +369,16 @@ static HP_COLD void bad_free(const char *what, void *p, uint64_t *counter)
         hp_warn("%s %p; passing it to the allocator (reported once)", what, p);
 }
 
-/* The free of block p (header h, or a copy of it) with the profiler: with its access figures
- * while the shadow is on (taken now: the caller has not given the block back yet). */
+/* The free of block p (header h) with the profiler: with its access figures while the shadow
+ * is on (taken now: the caller has not given the block back yet). Blocks without a context
+ * leave their counters as they are: the next block at their address clears its own. */
 static inline void record_free(void *p, const struct hp_header *h)
 {
-    if (HP_UNLIKELY(hp_shadow_on())) {
-        struct hp_access acc;
-        hp_access_take((uintptr_t)p, hp_hdr_size(h), h->context_id, &acc);
-        if (hp_profiling && h->context_id)
-            hp_profile_free_access(h->context_id, hp_hdr_size(h), h->alloc_ms, hp_hdr_cpu(h), &acc);
+    if (!hp_profiling || !h->context_id)
         return;
-    }
-    if (hp_profiling && h->context_id)
+    if (HP_UNLIKELY(hp_shadow_on()))
+        hp_access_free((uintptr_t)p, hp_hdr_size(h), h->context_id, h->alloc_ms, hp_hdr_cpu(h));
+    else
         hp_profile_free(h->context_id, hp_hdr_size(h), h->alloc_ms, hp_hdr_cpu(h));
 }
 

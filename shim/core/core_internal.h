@@ -33,6 +33,9 @@ struct hp_access;
 void hp_access_init(void);
 void hp_access_alloc(uintptr_t user, uint64_t size, uint32_t ctx);
 void hp_access_take(uintptr_t user, uint64_t size, uint32_t ctx, struct hp_access *acc);
+/* A free: hp_access_take, then the profiler's record of the free with the figures. */
+void hp_access_free(uintptr_t user, uint64_t size, uint32_t ctx, uint32_t alloc_ms,
+                    uint32_t alloc_cpu);
 
 /* Look mimalloc's own functions up, after the backend is known (mimalloc.c). */
 void hp_mi_init(void);

@@ -10,6 +10,7 @@
 #include "core/core_internal.h"
 #include "core/header_internal.h"
 #include "profile/profile.h"
+#include "unwind/unwind.h"
 #include "rt/rt.h"
 #include "shadow/attach.h"
 #include "shadow/shadow.h"
@@ -523,6 +524,96 @@ START_TEST(test_blocks_never_share_a_counter)
 }
 END_TEST
 
+/* ---------- the shim's allocation paths with a real shadow ---------- */
+
+static uint64_t real_sum(const void *p, size_t n)
+{
+    uint64_t s = 0;
+    for (uint64_t i = 0; i < hp_shadow_granules((uintptr_t)p, n); i++)
+        s += hp_shadow_ctr(hp_shadow.base, (uintptr_t)p)[i];
+    return s;
+}
+
+static void real_touch(const void *p, size_t n, uint64_t v)
+{
+    for (uint64_t i = 0; i < hp_shadow_granules((uintptr_t)p, n); i++)
+        hp_shadow_ctr(hp_shadow.base, (uintptr_t)p)[i] += v;
+}
+
+/* Counters are cleared when a block is made (counts left at its address by accesses after a
+ * free must not become the new block's) and taken when it goes away, on every path. */
+START_TEST(test_paths_clear_and_take)
+{
+    libc_backend();
+    /* The profiler on (the shadow is only ever on with it): blocks get contexts. */
+    hp_clock_init();
+    hp_meta_init(64u << 20);
+    hp_stack_init();
+    hp_profile_init(NULL);
+    ck_assert_int_eq(hp_profiling, 1);
+    void *p = hp_alloc(256, 0, 0); /* shadow off: no shadow work (there is no shadow) */
+    ck_assert(!hp_shadow_on());
+    hp_free(p);
+    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_INLINE, 1, &a, 0, 0};
+    ck_assert_int_eq(hp_access_attach(&a), 0);
+    ck_assert(hp_shadow_on());
+    /* Plain, aligned (page starts among them), mimalloc-style offset blocks, operator new. */
+    void *blocks[64];
+    size_t sizes[64];
+    int n = 0;
+    for (size_t sz = 1; sz < 3000; sz += 377) {
+        sizes[n] = sz, blocks[n++] = hp_alloc(sz, 0, 0);
+        sizes[n] = sz, blocks[n++] = hp_alloc(sz, 4096, 0);
+        sizes[n] = sz, blocks[n++] = hp_alloc_from(NULL, NULL, sz, 128, 32, 0);
+        sizes[n] = sz, blocks[n++] = hp_new(sz, 0, 0);
+    }
+    for (int i = 0; i < n; i++) {
+        ck_assert_uint_eq(real_sum(blocks[i], sizes[i]), 0);
+        real_touch(blocks[i], sizes[i], 3);
+    }
+    for (int i = 0; i < n; i++) {
+        ck_assert_uint_ne(real_sum(blocks[i], sizes[i]), 0);
+        hp_free(blocks[i]);
+        ck_assert_uint_eq(real_sum(blocks[i], sizes[i]), 0); /* taken */
+    }
+    /* An access after the free, then a new block at the address: it starts at 0. */
+    p = hp_alloc(200, 0, 0);
+    hp_free(p);
+    real_touch(p, 200, 5);
+    void *q = hp_alloc(200, 0, 0);
+    ck_assert_ptr_eq(q, p); /* glibc's tcache hands the block back */
+    ck_assert_uint_eq(real_sum(q, 200), 0);
+    /* realloc: the old block taken before the backend's realloc, the new one cleared. */
+    real_touch(q, 200, 1);
+    void *r = hp_realloc(q, 100000);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_uint_eq(real_sum(q, 200), 0);
+    ck_assert_uint_eq(real_sum(r, 100000), 0);
+    /* A large block's shadow pages are given back at its free. */
+    size_t big = 8u << 20;
+    char *b = hp_alloc(big, 0, 0);
+    real_touch(b, big, 1);
+    ck_assert_uint_gt(resident((void *)(((uintptr_t)hp_shadow_ctr(hp_shadow.base, (uintptr_t)b) + 8191) & ~(uintptr_t)4095), 64 * 4096), 60);
+    hp_free(b);
+    ck_assert_uint_eq(resident((void *)(((uintptr_t)hp_shadow_ctr(hp_shadow.base, (uintptr_t)b) + 8191) & ~(uintptr_t)4095), 64 * 4096), 0);
+    hp_free(r);
+}
+END_TEST
+
+/* access=0: modules are refused and the paths do no shadow work. */
+START_TEST(test_access_off)
+{
+    libc_backend();
+    hp_options_parse(&hp_opt, "output=:verbosity=0:access=0");
+    hp_access_init();
+    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_INLINE, 1, &a, 0, 0};
+    ck_assert_int_eq(hp_access_attach(&a), -1);
+    ck_assert(!hp_shadow_on());
+    void *p = hp_alloc(64, 0, 0);
+    hp_free(p);
+}
+END_TEST
+
 /* ---------- the registry of live blocks ---------- */
 
 #define NREG 20000
@@ -552,7 +643,7 @@ START_TEST(test_live_registry)
     /* Addresses 32 apart, as user pointers are: neighbours share most of their bits. */
     for (uintptr_t i = 1; i <= NREG; i++)
         reg_add(HEAP + i * 32);
-    ck_assert_uint_gt(hp_shadow_live_bytes(), NREG * 24);
+    ck_assert_uint_gt(hp_shadow_live_bytes(), NREG * 16);
     /* Every third one goes: deletions in the middle of probe runs. */
     for (uintptr_t i = 1; i <= NREG; i++) {
         uintptr_t u = HEAP + i * 32;
@@ -575,6 +666,33 @@ START_TEST(test_live_registry)
     w = (struct walk){0, 0, 0, 0};
     hp_shadow_live_foreach(walk_fn, &w);
     ck_assert_int_eq(w.n, 0);
+}
+END_TEST
+
+/* A slot packs the pointer, size and context in 16 bytes: the extremes come back whole. */
+static void extreme_fn(uintptr_t user, uint64_t size, uint32_t ctx, void *arg)
+{
+    int *seen = arg;
+    if (user == ((uintptr_t)1 << 47) - 32) {
+        ck_assert_uint_eq(size, ((uint64_t)1 << 47) - 1);
+        ck_assert_uint_eq(ctx, UINT32_MAX - 1);
+        seen[0]++;
+    } else {
+        ck_assert_uint_eq(user, 32);
+        ck_assert_uint_eq(size, ((uint64_t)1 << 22) + 1);
+        ck_assert_uint_eq(ctx, 1u << 22);
+        seen[1]++;
+    }
+}
+
+START_TEST(test_live_registry_extremes)
+{
+    hp_shadow_live_add(((uintptr_t)1 << 47) - 32, ((uint64_t)1 << 47) - 1, UINT32_MAX - 1);
+    hp_shadow_live_add(32, ((uint64_t)1 << 22) + 1, 1u << 22);
+    int seen[2] = {0, 0};
+    hp_shadow_live_foreach(extreme_fn, seen);
+    ck_assert_int_eq(seen[0], 1);
+    ck_assert_int_eq(seen[1], 1);
 }
 END_TEST
 
@@ -634,9 +752,12 @@ int main(void)
     TCase *tg = tcase_create("registry");
     tcase_add_test(tg, test_live_registry);
     tcase_add_test(tg, test_live_registry_nested);
+    tcase_add_test(tg, test_live_registry_extremes);
     suite_add_tcase(s, tg);
     TCase *tl = tcase_create("layout");
     tcase_add_test(tl, test_blocks_never_share_a_counter);
+    tcase_add_test(tl, test_paths_clear_and_take);
+    tcase_add_test(tl, test_access_off);
     suite_add_tcase(s, tl);
     return hp_unit_run(s);
 }
