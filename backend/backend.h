@@ -97,9 +97,6 @@ void hp_object_name(const void *fn, char *out, size_t cap);
 /* Where the shim's __libc_* entry points go: glibc's (hp_be.libc) when an allocator sits in
  * front of the shim, the shim's own paths otherwise. */
 static inline int hp_libc_forward(void) { return hp_be.in_front; }
-/* The same, once init has run (it runs now if it has not): the test the __libc_* entry
- * points make (shim/malloc.c). */
-int hp_libc_forwarding(void);
 
 /* ---- patched allocators (patch.c) ---- */
 /* An allocator linked into the program under names of its own (Rust's jemallocator links

@@ -4,6 +4,7 @@
  * shadow is on (hp_shadow_on). */
 #include "core/core.h"
 #include "core/core_internal.h"
+#include "core/header_internal.h"
 #include "backend/backend.h"
 #include "profile/profile.h"
 #include "shadow/attach.h"
@@ -35,24 +36,23 @@ void hp_access_init(void)
 
 /* Out of line (noinline also under LTO): the allocation and free paths of programs without
  * instrumented modules keep their code and frames as without access profiling (inlined, these
- * made python3's hp_alloc and hp_free 7 and 4 instructions longer, bench/model.sh's
- * instruction counts). */
-__attribute__((noinline)) void hp_access_alloc(uintptr_t user, uint64_t size, uint32_t ctx)
+ * made python3's hp_alloc and hp_free 7 and 4 instructions longer, cachegrind). */
+__attribute__((noinline)) uint32_t hp_access_alloc(uintptr_t user, uint64_t size, uint32_t ctx)
 {
     /* A reused address may hold counts of a freed block's late accesses, or of memory that was
      * no block. */
     hp_shadow_clear(&hp_shadow, user, size);
-    if (ctx && hp_profiling)
-        hp_shadow_live_add(user, size, ctx);
+    return ctx && hp_profiling ? hp_shadow_live_add(user, size, ctx) : 0;
 }
 
-__attribute__((noinline)) void hp_access_take(uintptr_t user, uint64_t size, uint32_t ctx, struct hp_access *acc)
+__attribute__((noinline)) void hp_access_take(uintptr_t user, const struct hp_header *h,
+                                              struct hp_access *acc)
 {
     struct hp_shadow_sum s;
-    uint64_t *hist = NULL;
-    if (ctx && hp_profiling) {
-        hist = hp_profile_hist(ctx, hp_shadow_granules(user, size));
-        hp_shadow_live_del(user);
+    uint64_t size = hp_hdr_size(h), *hist = NULL;
+    if (h->context_id && hp_profiling) {
+        hist = hp_profile_hist(h->context_id, hp_shadow_granules(user, size));
+        hp_shadow_live_del(h->live_ref, user);
     }
     hp_shadow_take(&hp_shadow, user, size, &s, hist, hp_hist_bins);
     acc->accesses = s.accesses;
@@ -60,11 +60,10 @@ __attribute__((noinline)) void hp_access_take(uintptr_t user, uint64_t size, uin
     acc->percent_utilized = hp_shadow_util_pct(&s);
 }
 
-__attribute__((noinline)) void hp_access_free(uintptr_t user, uint64_t size, uint32_t ctx, uint32_t alloc_ms,
-                                uint32_t alloc_cpu)
+__attribute__((noinline)) void hp_access_free(uintptr_t user, const struct hp_header *h)
 {
     struct hp_access acc;
-    hp_access_take(user, size, ctx, &acc);
-    if (ctx && hp_profiling)
-        hp_profile_free_access(ctx, size, alloc_ms, alloc_cpu, &acc);
+    hp_access_take(user, h, &acc);
+    if (h->context_id && hp_profiling)
+        hp_profile_free_access(h->context_id, hp_hdr_size(h), h->alloc_ms, hp_hdr_cpu(h), &acc);
 }

@@ -126,7 +126,7 @@ static inline __attribute__((always_inline)) void *finish(void *raw, void *user,
 {
     struct hp_header *h = hp_hdr(user);
     uint32_t off = (uint32_t)((uintptr_t)user - (uintptr_t)raw);
-    uint32_t ctx = 0, ms = 0, cpu = 0;
+    uint32_t ctx = 0, ms = 0, cpu = 0, ref = 0;
     if (hp_profiling) {
         /* An allocation that succeeds leaves errno alone, as free does: what profiling may
          * do on the way (libunwind's reads of its pipe, its loading, a first look at the
@@ -139,12 +139,12 @@ static inline __attribute__((always_inline)) void *finish(void *raw, void *user,
         /* Access profiling (only with the profiler on): one load and branch while no
          * instrumented module attached. */
         if (HP_UNLIKELY(hp_shadow_on()))
-            hp_access_alloc((uintptr_t)user, size, ctx);
+            ref = hp_access_alloc((uintptr_t)user, size, ctx);
         errno = saved;
     }
     h->size_cpu = size | ((uint64_t)(cpu & 0xffff) << 48);
     h->context_id = ctx;
-    h->type_id = 0;
+    h->live_ref = ref;
     h->alloc_ms = ms;
     h->reserved = 0;
     h->from_memalign = (uint8_t)aligned;
@@ -377,7 +377,7 @@ static inline void record_free(void *p, const struct hp_header *h)
     if (!hp_profiling || !h->context_id)
         return;
     if (HP_UNLIKELY(hp_shadow_on()))
-        hp_access_free((uintptr_t)p, hp_hdr_size(h), h->context_id, h->alloc_ms, hp_hdr_cpu(h));
+        hp_access_free((uintptr_t)p, h);
     else
         hp_profile_free(h->context_id, hp_hdr_size(h), h->alloc_ms, hp_hdr_cpu(h));
 }
@@ -643,7 +643,7 @@ HP_HOT void *hp_realloc(void *p, size_t size)
     /* The old block's accesses, before the backend's realloc may give its range to another. */
     struct hp_access acc, *accp = NULL;
     if (HP_UNLIKELY(hp_shadow_on()))
-        hp_access_take((uintptr_t)p, old_size, old.context_id, accp = &acc);
+        hp_access_take((uintptr_t)p, &old, accp = &acc);
     size_t overhead = __atomic_load_n(&plain_overhead, __ATOMIC_RELAXED);
     void *nraw = hp_be.realloc(raw, size + overhead);
     if (!nraw) {
@@ -651,7 +651,7 @@ HP_HOT void *hp_realloc(void *p, size_t size)
         if (page_start(p))
             ps_mark((uintptr_t)p, 1);
         if (accp) /* live again, its accesses so far lost */
-            hp_access_alloc((uintptr_t)p, old_size, old.context_id);
+            h->live_ref = hp_access_alloc((uintptr_t)p, old_size, old.context_id);
         return NULL; /* the old block is untouched */
     }
     if (HP_UNLIKELY(((uintptr_t)nraw & 15) && overhead < PLAIN_OVERHEAD_ANY)) {

@@ -26,16 +26,16 @@ int hp_free_own(void *p);
 extern int hp_foreign_expected; /* mimalloc's blocks may reach free(): not reported (alloc.c) */
 
 /* Access profiling (access.c). The allocation paths call these only while hp_shadow_on():
- * a new block's counters cleared and a profiled one registered; a block going away (a free,
- * realloc's old block, a block the allocator freed wholesale) taken from the shadow, with its
- * figures in *acc, and from the registry. */
+ * a new block's counters cleared and a profiled one registered (the reference for its header's
+ * live_ref); a block going away (realloc's old block: h its header's copy) taken from the
+ * shadow, with its figures in *acc, and from the registry; a free: that, and the profiler's
+ * record of it with the figures. */
 struct hp_access;
+struct hp_header;
 void hp_access_init(void);
-void hp_access_alloc(uintptr_t user, uint64_t size, uint32_t ctx);
-void hp_access_take(uintptr_t user, uint64_t size, uint32_t ctx, struct hp_access *acc);
-/* A free: hp_access_take, then the profiler's record of the free with the figures. */
-void hp_access_free(uintptr_t user, uint64_t size, uint32_t ctx, uint32_t alloc_ms,
-                    uint32_t alloc_cpu);
+uint32_t hp_access_alloc(uintptr_t user, uint64_t size, uint32_t ctx);
+void hp_access_take(uintptr_t user, const struct hp_header *h, struct hp_access *acc);
+void hp_access_free(uintptr_t user, const struct hp_header *h);
 
 /* Look mimalloc's own functions up, after the backend is known (mimalloc.c). */
 void hp_mi_init(void);

@@ -27,7 +27,8 @@ enum { HP_STATE_LIVE = 0xA7, HP_STATE_FREED = 0xF4 };
 struct hp_header {
     uint64_t size_cpu;    /* requested size in bits 0..47, allocating cpu in bits 48..63 */
     uint32_t context_id;  /* allocation context (stack depot id); 0: not profiled */
-    uint32_t type_id;     /* data type id (0: unknown) */
+    uint32_t live_ref;    /* while the shadow is on, the block's entry in the registry of live
+                           * blocks (shadow/live.c); 0: none */
     uint32_t alloc_ms;    /* ms since the shim started */
     uint16_t reserved;
     uint8_t from_memalign; /* 1: the block came from an aligned request (raw != user - 32 - pad) */

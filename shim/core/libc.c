@@ -9,7 +9,9 @@
  * when it has one (see hp_libc_forward). Init comes first (hp_ready), so the first call already
  * knows where to go; a call made during init (by the program's malloc, under the shim's dlsym)
  * gets a bootstrap block, which the forwarding free and realloc recognise. */
-int hp_libc_forwarding(void) { return hp_ready() && HP_UNLIKELY(hp_libc_forward()); }
+/* The __libc_* entry points go to glibc's own functions when an allocator sits in front of the
+ * shim (hp_libc_forward), once init has run (it runs now if it has not). */
+static int hp_libc_forwarding(void) { return hp_ready() && HP_UNLIKELY(hp_libc_forward()); }
 
 void *hp_libc_malloc(size_t size)
 {

@@ -14,9 +14,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "shadow/shadow.h"
+
 /* pthread_create: the profiler learns that the process is about to have a second thread before
- * that thread can allocate (its counters switch to atomic updates), and the descriptor table
- * grows while the process has one thread (hp_fd_table_grow). */
+ * that thread can allocate (its counters switch to atomic updates, and so do the additions to
+ * access histograms), and the descriptor table grows while the process has one thread
+ * (hp_fd_table_grow). */
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
 int hp_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
@@ -24,6 +27,7 @@ int hp_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(voi
     static void *real;
     create_fn next = (create_fn)hp_next_sym(&real, "pthread_create");
     hp_note_threads();
+    __atomic_store_n(&hp_shadow_hist_shared, 1, __ATOMIC_SEQ_CST);
     hp_fd_table_grow();
     return next(th, attr, fn, arg);
 }

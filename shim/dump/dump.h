@@ -53,7 +53,6 @@ int hp_sig_shown(int sig, struct sigaction *out); /* taken over or wrapped: what
 /* The handler to show the program for h, the old handler a signal function found for sig. */
 void (*hp_sig_shown_handler(int sig, void (*h)(int)))(int);
 void hp_sig_settle(int sig);  /* the program changed sig: take over a SIG_DFL, else let go */
-void hp_signals_resolve(void); /* signals.c: find glibc's signal functions now */
 
 /* ---- libraries closed with dlclose (retired.c) ---- */
 /* Notes on libraries closed with dlclose, for the module list of later dumps (modules.c). */

@@ -31,6 +31,21 @@ uint64_t *hp_profile_hist(uint32_t ctx, uint64_t granules)
 {
     if (granules == 0 || granules > hp_hist_bins)
         return NULL;
+    /* The thread's entry for the context keeps the pointer once looked up: the context and its
+     * access state are seldom in the cache, the entry is about to be used by the free. Not
+     * from a signal handler inside the shim, whose thread may be changing its entries. */
+    struct hp_thread *t = hp_tls.thread;
+    struct acc_run *ar = NULL;
+    if (t && t->acc && !hp_tls.depth) {
+        uint64_t i = hp_entry_slot(ctx, t->tmask);
+        if (t->entries[i].ctx_id == ctx) {
+            ar = &t->acc[i];
+            if (HP_LIKELY(ar->hist != NULL))
+                return ar->hist;
+        }
+    }
     struct hp_ctx_access *a = hp_ctx_access(ctx, 0);
+    if (ar && a)
+        ar->hist = a->hist;
     return a ? a->hist : NULL;
 }

@@ -31,7 +31,7 @@ void hp_fold_orphan(struct hp_thread *t)
         struct tentry *e = &t->entries[i];
         if (e->ctx_id) {
             if (e->hib.alloc_count)
-                hp_table_merge(e->ctx_id, &e->hib);
+                hp_table_merge(e->ctx_id, &e->hib, t->acc ? &t->acc[i] : NULL);
             e->ctx_id = 0;
         }
     }

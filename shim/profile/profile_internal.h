@@ -122,8 +122,10 @@ static inline void hp_global_live(int64_t dsize, int64_t dcount, uint32_t now_ms
 
 static inline uint64_t hp_pages(uint64_t bytes) { return (bytes + 4095) & ~(uint64_t)4095; }
 
-void hp_table_merge(uint32_t ctx_id, const struct hp_hib_run *run);
-void hp_table_add(uint32_t ctx_id, const struct hp_block_event *e); /* a block with access data */
+/* ar: the access figures of run's blocks that have them (NULL: none). */
+struct acc_run;
+void hp_table_merge(uint32_t ctx_id, const struct hp_hib_run *run, const struct acc_run *ar);
+void hp_table_add(uint32_t ctx_id, const struct hp_block_event *e); /* one block, with figures */
 uint64_t hp_table_bytes(uint64_t hib_size, uint64_t nways); /* address space of its arrays */
 /* Map the table (hp_opt's hib_table_*); evicted HIBs go to evict. 0: no memory for it. */
 int hp_table_map(void (*evict)(const struct hpf_hib *));
@@ -206,6 +208,44 @@ _Static_assert(__builtin_offsetof(struct tentry, hib) + 16 == HP_CACHELINE &&
                    __builtin_offsetof(struct tentry, d_allocs) == 2 * HP_CACHELINE,
                "the free path's fields are lines 0 and 1, the allocation path's 0 and 2");
 
+/* The access figures of the blocks a thread entry's HIB holds that were freed with figures from
+ * the shadow, in an array beside the entries (struct hp_thread's acc, same index), made at the
+ * thread's first such free: the entries keep their three lines for programs without access
+ * data. Flushed into the shared table with the entry's HIB (hp_table_merge) and reset with it. */
+struct acc_run {
+    uint64_t n; /* blocks with figures, at most the entry's hib.alloc_count */
+    uint64_t tot_a, min_a, max_a, tot_w, min_w, max_w, tot_u;
+    uint32_t min_u, max_u;
+    uint64_t *hist; /* the entry's context's histogram, once looked up (kept across flushes) */
+};
+
+static inline void acc_run_clear(struct acc_run *ar)
+{
+    uint64_t *hist = ar->hist;
+    *ar = (struct acc_run){0};
+    ar->hist = hist;
+}
+
+static inline void acc_run_add(struct acc_run *ar, const struct hp_access *a)
+{
+    if (ar->n == 0) {
+        ar->min_a = ar->max_a = a->accesses;
+        ar->min_w = ar->max_w = a->writes;
+        ar->min_u = ar->max_u = a->percent_utilized;
+    } else {
+        ar->min_a = hp_min64(ar->min_a, a->accesses);
+        ar->max_a = hp_max64(ar->max_a, a->accesses);
+        ar->min_w = hp_min64(ar->min_w, a->writes);
+        ar->max_w = hp_max64(ar->max_w, a->writes);
+        ar->min_u = a->percent_utilized < ar->min_u ? a->percent_utilized : ar->min_u;
+        ar->max_u = a->percent_utilized > ar->max_u ? a->percent_utilized : ar->max_u;
+    }
+    ar->n++;
+    ar->tot_a += a->accesses;
+    ar->tot_w += a->writes;
+    ar->tot_u += a->percent_utilized;
+}
+
 /* The context of entry e (entries hold only its id: the pointer is needed only when pushing). */
 static inline struct hp_ctx *hp_entry_ctx(const struct tentry *e)
 {
@@ -273,6 +313,7 @@ struct hp_thread {
     uintptr_t npcs[256 + HP_STACK_SLACK]; /* the same for a signal handler's allocation */
     int nested; /* a signal handler's allocation is being recorded (npcs in use) */
     struct hp_walk_cache walk;           /* the previous stack walk (unwind.h) */
+    struct acc_run *acc; /* beside entries, tmask + 1 of them; NULL until a free with figures */
     uint32_t dirty[HP_DIRTY_MAX];
     struct deferred def[HP_DEFER_MAX];
 } __attribute__((aligned(HP_CACHELINE)));
@@ -329,7 +370,7 @@ void hp_push_entry_live(struct tentry *e);
 void hp_push_all(struct hp_thread *t);
 void hp_publish_global(struct hp_thread *t);
 void hp_publish(struct hp_thread *t);
-void hp_flush_entry(struct tentry *e); /* push all of it, HIB included */
+void hp_flush_entry(struct hp_thread *t, struct tentry *e); /* push all of it, HIB included */
 void hp_flush_thread(struct hp_thread *t);
 
 /* hold.c */

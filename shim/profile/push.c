@@ -69,12 +69,15 @@ void hp_push_entry_live(struct tentry *e)
  * HIB, a context's alloc_count short of its allocs (the test busy-dumps). Since other threads'
  * pushes wait out the flush too (hp_moves_held), only a push that began before the flush and
  * the flush's own see the flag. */
-static void push_entry(struct tentry *e, int hib)
+static void push_entry(struct hp_thread *t, struct tentry *e, int hib)
 {
     hp_push_entry_live(e);
     if (hib && e->hib.alloc_count) {
-        hp_table_merge(e->ctx_id, &e->hib);
+        struct acc_run *ar = t->acc ? &t->acc[e - t->entries] : NULL;
+        hp_table_merge(e->ctx_id, &e->hib, ar);
         hp_hib_run_reset(&e->hib);
+        if (ar)
+            acc_run_clear(ar);
     }
 }
 
@@ -84,7 +87,7 @@ void hp_push_all(struct hp_thread *t)
     int hib = __atomic_load_n(&hp_cache_flushing, __ATOMIC_ACQUIRE);
     for (uint64_t i = 0; i <= t->tmask; i++)
         if (t->entries[i].ctx_id)
-            push_entry(&t->entries[i], hib);
+            push_entry(t, &t->entries[i], hib);
     t->ndirty = 0;
     t->dirty_overflow = 0;
 }
@@ -100,7 +103,7 @@ static void push_dirty(struct hp_thread *t)
     for (uint32_t i = 0; i < t->ndirty; i++) {
         struct tentry *e = &t->entries[t->dirty[i]];
         if (e->dirty)
-            push_entry(e, hib);
+            push_entry(t, e, hib);
     }
     t->ndirty = 0;
 }
@@ -135,10 +138,10 @@ void hp_publish(struct hp_thread *t)
     hp_move_end();
 }
 
-void hp_flush_entry(struct tentry *e)
+void hp_flush_entry(struct hp_thread *t, struct tentry *e)
 {
     if (e->ctx_id)
-        push_entry(e, 1);
+        push_entry(t, e, 1);
 }
 
 void hp_flush_thread(struct hp_thread *t)
@@ -150,7 +153,7 @@ void hp_flush_thread(struct hp_thread *t)
     hp_publish_global(t);
     for (uint64_t i = 0; i <= t->tmask; i++) {
         if (t->entries[i].ctx_id) { /* entries never used stay untouched pages */
-            hp_flush_entry(&t->entries[i]);
+            hp_flush_entry(t, &t->entries[i]);
             t->entries[i].ctx_id = 0;
         }
     }

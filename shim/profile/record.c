@@ -55,8 +55,9 @@ static inline void maybe_publish(struct hp_thread *t, struct tentry *e, int grew
     }
 }
 
-/* A block with access figures: straight into the shared table, as a move out of the thread's
- * cache (a dump being written sees it with the rest of the free or not at all). */
+/* A block with access figures where the thread has no room for them (no thread cache, no
+ * metadata for the figures beside it): straight into the shared table, as a move out of the
+ * thread's cache (a dump being written sees it with the rest of the free or not at all). */
 static HP_COLD void access_event(uint32_t ctx_id, uint64_t size, uint32_t alloc_ms,
                                  uint32_t alloc_cpu, uint32_t dealloc_ms, uint32_t dealloc_cpu,
                                  const struct hp_access *acc, int moving)
@@ -68,6 +69,14 @@ static HP_COLD void access_event(uint32_t ctx_id, uint64_t size, uint32_t alloc_
     hp_table_add(ctx_id, &e);
     if (!moving)
         hp_move_end();
+}
+
+/* The thread's access figures beside its entries, at its first free with figures; 0 without
+ * metadata for them. Entries in use before have no figures: all zero, as made. */
+static HP_COLD int acc_make(struct hp_thread *t)
+{
+    t->acc = hp_meta_alloc((t->tmask + 1) * sizeof *t->acc);
+    return t->acc != NULL;
 }
 
 /* A free without a thread cache (the thread is exiting, or the metadata ran out): straight
@@ -86,7 +95,7 @@ static HP_COLD void free_event_direct(uint32_t ctx_id, uint64_t size, uint32_t a
         struct hp_hib_run r;
         hp_hib_run_reset(&r);
         hp_hib_run_add(&r, size, alloc_ms, dealloc_ms, alloc_cpu, dealloc_cpu);
-        hp_table_merge(ctx_id, &r);
+        hp_table_merge(ctx_id, &r, NULL);
     }
     hp_note_threads();
     if (__atomic_load_n(&hp_prof.peak_pending, __ATOMIC_RELAXED))
@@ -116,10 +125,14 @@ static inline __attribute__((always_inline)) void free_event(struct hp_thread *t
     if (!e)
         return;
     hp_snap_entry(e);
-    if (acc)
+    if (HP_UNLIKELY(acc != NULL) && HP_UNLIKELY(!t->acc) && !acc_make(t)) {
+        /* No room for figures beside the entry: this block goes to the table alone. */
         access_event(ctx_id, size, alloc_ms, alloc_cpu, dealloc_ms, dealloc_cpu, acc, 0);
-    else
+    } else {
+        if (HP_UNLIKELY(acc != NULL))
+            acc_run_add(&t->acc[e - t->entries], acc);
         hp_hib_run_add(&e->hib, size, alloc_ms, dealloc_ms, alloc_cpu, dealloc_cpu);
+    }
     e->d_live_count--;
     e->d_live_size -= (int64_t)size;
     e->d_live_ts -= alloc_ms;

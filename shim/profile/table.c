@@ -62,14 +62,27 @@ static struct slot *slot_take(uint32_t ctx_id, struct set **sp)
     return victim;
 }
 
-/* Merge a thread's running HIB of context ctx_id into the table. */
-void hp_table_merge(uint32_t ctx_id, const struct hp_hib_run *run)
+/* Merge a thread's running HIB of context ctx_id into the table, with the access figures of
+ * those of its blocks that have them (the others count as blocks of no accesses). */
+void hp_table_merge(uint32_t ctx_id, const struct hp_hib_run *run, const struct acc_run *ar)
 {
     if (run->alloc_count == 0)
         return;
     struct hpf_hib hib;
     hp_hib_run_to(run, &hib);
     hib.context_id = ctx_id;
+    if (ar && ar->n) {
+        int all = ar->n >= run->alloc_count;
+        hib.total_access_count = ar->tot_a;
+        hib.min_access_count = all ? ar->min_a : 0;
+        hib.max_access_count = ar->max_a;
+        hib.total_write_count = ar->tot_w;
+        hib.min_write_count = all ? ar->min_w : 0;
+        hib.max_write_count = ar->max_w;
+        hib.total_percent_utilized = ar->tot_u;
+        hib.min_percent_utilized = all ? ar->min_u : 0;
+        hib.max_percent_utilized = ar->max_u;
+    }
     struct set *s;
     struct slot *sl = slot_take(ctx_id, &s);
     hp_hib_merge(&sl->hib, &hib);

@@ -23,11 +23,15 @@ static int grow_entries(struct hp_thread *t)
     struct tentry *ne = hp_meta_alloc(n * sizeof *ne);
     if (!ne)
         return 0;
+    /* The access figures beside them grow too (without memory for them: none from now on,
+     * blocks with figures then go to the shared table one by one). */
+    struct acc_run *na = t->acc ? hp_meta_alloc(n * sizeof *na) : NULL;
     for (uint64_t i = 0; i <= t->tmask; i++)
-        hp_flush_entry(&t->entries[i]);
+        hp_flush_entry(t, &t->entries[i]);
     t->ndirty = 0; /* indices into the old table; hp_flush_entry pushed them */
     t->dirty_overflow = 0;
     t->entries = ne;
+    t->acc = na;
     t->tmask = n - 1;
     return 1;
 }
@@ -45,7 +49,7 @@ struct tentry *hp_entry_new(struct hp_thread *t, struct tentry *e, struct hp_ctx
         if (++t->tdisplaced > (t->tmask + 1) / 2 && t->tmask < tmask_max && grow_entries(t))
             e = &t->entries[hp_entry_slot(id, t->tmask)];
         else
-            hp_flush_entry(e);
+            hp_flush_entry(t, e);
         hp_move_end();
     }
     hp_memset(e, 0, sizeof *e);
@@ -55,6 +59,8 @@ struct tentry *hp_entry_new(struct hp_thread *t, struct tentry *e, struct hp_ctx
     e->first_ms = UINT32_MAX;
     e->d_min_size = UINT64_MAX;
     hp_hib_run_reset(&e->hib);
+    if (t->acc)
+        t->acc[e - t->entries] = (struct acc_run){0};
     /* No entry held changes of c: its counters are its true values. */
     if (!hp_prof_multi && c->peak_gen != hp_prof.peak_gen)
         hp_copy_at_peak(c, e->base_count, e->base_size);

@@ -111,9 +111,11 @@ int hp_shadow_reserve(struct hp_shadow *sh, int writes);
 void hp_shadow_clear(const struct hp_shadow *sh, uintptr_t p, size_t size);
 /* At free: the block's figures, its counters cleared (large blocks' shadow pages given back).
  * hist (may be NULL): hist[i] += count of the block's granule i, for i < hist_len (an atomic
- * addition: several threads may add to one context's histogram). */
+ * addition once hp_shadow_hist_shared is set: threads add to one context's histogram). */
 void hp_shadow_take(const struct hp_shadow *sh, uintptr_t p, size_t size,
                     struct hp_shadow_sum *out, uint64_t *hist, size_t hist_len);
+/* Set once a second thread may exist (core/): from then on hist additions are atomic. */
+extern int hp_shadow_hist_shared;
 /* At a dump, for live blocks: the same figures, counters left as they are. */
 void hp_shadow_peek(const struct hp_shadow *sh, uintptr_t p, size_t size,
                     struct hp_shadow_sum *out, uint64_t *hist, size_t hist_len);
@@ -123,16 +125,18 @@ void hp_shadow_release(const struct hp_shadow *sh, uintptr_t p, size_t size);
 
 /* ---- live blocks (live.c): while the shadow is on, the blocks the shim handed out and has
  * not taken back (user pointer, size, context), for a dump to fold their access counts in
- * (hp_shadow_peek). Safe in signal handlers: one that interrupts an operation of its thread
- * leaves its own for the interrupted one to apply. ---- */
-void hp_shadow_live_add(uintptr_t user, uint64_t size, uint32_t ctx);
-void hp_shadow_live_del(uintptr_t user);
-/* fn for every live block, called with a lock of the registry held: it must not allocate
- * through the shim nor use the registry. */
+ * (hp_shadow_peek). Safe in signal handlers. ---- */
+/* Register a block; returns its reference for hp_shadow_live_del (kept in its header), 0 when
+ * it could not be registered (no memory). user: a multiple of 32 below 2^47. */
+uint32_t hp_shadow_live_add(uintptr_t user, uint64_t size, uint32_t ctx);
+/* The block at user, registered as ref, goes (nothing for a ref of 0 or of another block). */
+void hp_shadow_live_del(uint32_t ref, uintptr_t user);
+/* fn for every live block, without locks: blocks made or freed meanwhile may be left out or
+ * seen. fn must not allocate through the shim. */
 void hp_shadow_live_foreach(void (*fn)(uintptr_t user, uint64_t size, uint32_t ctx, void *arg),
                             void *arg);
-uint64_t hp_shadow_live_bytes(void);   /* memory of the registry's tables */
-uint64_t hp_shadow_live_dropped(void); /* operations of signal handlers lost (list full) */
+uint64_t hp_shadow_live_bytes(void);   /* memory of the registry: 16 bytes a slot ever used */
+uint64_t hp_shadow_live_dropped(void); /* blocks that could not be registered */
 void hp_shadow_live_fork_prepare(void);
 void hp_shadow_live_fork_parent(void);
 void hp_shadow_live_fork_child(void);

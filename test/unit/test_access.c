@@ -136,7 +136,7 @@ START_TEST(test_access_records)
     hp_shadow_clear(&hp_shadow, (uintptr_t)x, 256);
     hp_shadow_clear(&hp_shadow, (uintptr_t)big, 600);
     hp_shadow_live_add((uintptr_t)x, 256, 1);
-    hp_shadow_live_add((uintptr_t)big, 600, 1);
+    uint32_t big_ref = hp_shadow_live_add((uintptr_t)big, 600, 1);
     loads(x, 5);
     stores(x + 130, 2);
     stores(big + 599, 1);
@@ -196,7 +196,7 @@ START_TEST(test_access_records)
     /* The next dump reads the live blocks afresh: their counts as they are then, not added to
      * the last dump's. The big block is freed meanwhile (the registry lets go of it). */
     loads(x, 1);
-    hp_shadow_live_del((uintptr_t)big);
+    hp_shadow_live_del(big_ref, (uintptr_t)big);
     dump(&g);
     ck_assert_uint_eq(g.hist[1][0], 16);
     memset(&h, 0, sizeof h);

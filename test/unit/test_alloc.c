@@ -222,7 +222,7 @@ static void assert_header(void *user, uint64_t size, void *raw, int aligned)
     ck_assert_int_eq(h->from_memalign, aligned);
     ck_assert_uint_eq(h->check, hp_header_check(user, h->base_off));
     ck_assert_uint_eq(h->context_id, 0); /* profiling is off */
-    ck_assert_uint_eq(h->type_id, 0);
+    ck_assert_uint_eq(h->live_ref, 0);
     ck_assert_uint_eq(h->reserved, 0);
 }
 

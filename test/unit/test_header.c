@@ -14,7 +14,7 @@ START_TEST(test_size_and_offsets)
     ck_assert_uint_eq(HP_HEADER_SIZE, 32);
     ck_assert_uint_eq(offsetof(struct hp_header, size_cpu), 0);
     ck_assert_uint_eq(offsetof(struct hp_header, context_id), 8);
-    ck_assert_uint_eq(offsetof(struct hp_header, type_id), 12);
+    ck_assert_uint_eq(offsetof(struct hp_header, live_ref), 12);
     ck_assert_uint_eq(offsetof(struct hp_header, alloc_ms), 16);
     ck_assert_uint_eq(offsetof(struct hp_header, reserved), 20);
     ck_assert_uint_eq(offsetof(struct hp_header, from_memalign), 22);

@@ -770,8 +770,9 @@ END_TEST
 
 /* ---------- access profiling ---------- */
 
-/* Blocks freed with access figures go into the table with them; blocks freed without (before an
- * instrumented module attached) merge in as blocks of no accesses. */
+/* Blocks freed with access figures reach the table with them (kept beside the thread's entry
+ * until it is flushed); blocks freed without (before an instrumented module attached) merge in
+ * as blocks of no accesses. */
 START_TEST(test_access_frees)
 {
     init_profiler("output=:verbosity=0:access_hist_granules=4");
@@ -784,7 +785,11 @@ START_TEST(test_access_frees)
     hp_profile_free_access(a, 256, 10, 0, &y);
     struct hibs s;
     s.n = 0;
-    hp_table_foreach(collect, &s); /* in the table at once, before any flush */
+    hp_table_foreach(collect, &s);
+    ck_assert_ptr_null(hib_of(&s, a)); /* in the thread's cache, figures beside the entry */
+    hp_profile_flush_all();
+    s.n = 0;
+    hp_table_foreach(collect, &s);
     const struct hpf_hib *h = hib_of(&s, a);
     ck_assert_ptr_nonnull(h);
     ck_assert_uint_eq(h->alloc_count, 2);
@@ -825,6 +830,40 @@ START_TEST(test_access_frees)
     ck_assert_uint_eq(h->max_access_count, 1000);
     ck_assert_uint_eq(h->min_percent_utilized, 0);
     ck_assert_int_eq(c->live_count, 0);
+}
+END_TEST
+
+/* More contexts than the thread's first table of entries holds: entries displaced and the
+ * table grown, the figures beside them carried along, none lost or given to another context. */
+START_TEST(test_access_table_grows)
+{
+    init_profiler("output=:verbosity=0");
+    uint32_t id[MAX_SITES];
+    for (int round = 0; round < 3; round++)
+        for (int k = 0; k < MAX_SITES; k++) {
+            id[k] = site(k)(64, 0, 0);
+            struct hp_access a = {(uint64_t)k, (uint64_t)round, 100};
+            hp_profile_free_access(id[k], 64, 0, 0, &a);
+        }
+    uint64_t entries, sets;
+    hp_profile_thread_tables(&entries, &sets);
+    ck_assert_uint_gt(entries, 256);
+    hp_profile_flush_all();
+    struct hibs s;
+    s.n = 0;
+    hp_table_foreach(collect, &s);
+    ck_assert_int_eq(s.n, MAX_SITES);
+    for (int k = 0; k < MAX_SITES; k++) {
+        const struct hpf_hib *h = hib_of(&s, id[k]);
+        ck_assert_ptr_nonnull(h);
+        ck_assert_uint_eq(h->alloc_count, 3);
+        ck_assert_uint_eq(h->total_access_count, 3 * (uint64_t)k);
+        ck_assert_uint_eq(h->min_access_count, (uint64_t)k);
+        ck_assert_uint_eq(h->total_write_count, 0 + 1 + 2);
+        ck_assert_uint_eq(h->min_write_count, 0);
+        ck_assert_uint_eq(h->max_write_count, 2);
+        ck_assert_uint_eq(h->total_percent_utilized, 300);
+    }
 }
 END_TEST
 
@@ -1100,6 +1139,7 @@ int main(void)
     tcase_add_test(tc, test_threads);
     tcase_add_test(tc, test_access_frees);
     tcase_add_test(tc, test_access_hist);
+    tcase_add_test(tc, test_access_table_grows);
     tcase_add_test(tc, test_access_threads);
     tcase_add_test(tc, test_flush_during_events);
     tcase_add_test(tc, test_hold_during_dump);
