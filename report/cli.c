@@ -21,7 +21,7 @@ static const char hr_usage[] =
     "                          20 in text, all in JSON)\n"
     "  -s, --sort KEY          context order, largest first: total_size (default),\n"
     "                          alloc_count, live_size, peak_live_size, max_live_size,\n"
-    "                          total_lifetime_ms\n"
+    "                          total_lifetime_ms, total_access_count, access_density\n"
     "  -h, --help              show this help and exit\n"
     "  -V, --version           show the version and exit\n"
     "\n"

@@ -1,6 +1,7 @@
 /* In-memory model of one parsed heapprof profile, and the functions that build it:
- * hr_profile_load/parse (parse.c), the context table (contexts.c), HIB merging (hib_merge.c)
- * and context ordering (sort.c). */
+ * hr_profile_load/parse (parse.c, parse_access.c), the context table (contexts.c), HIB merging
+ * (hib_merge.c), context ordering (sort.c) and the figures derived from access data
+ * (access.c). */
 #ifndef HR_PROFILE_H
 #define HR_PROFILE_H
 
@@ -38,6 +39,21 @@ struct hr_context {
     struct hpf_live live; /* zeros if no LIVE record */
     uint32_t depth;
     uint64_t *pcs; /* innermost first; return addresses */
+    uint64_t *hist;     /* ACCESS_HIST records of kind HPF_HIST_GRANULE summed bin by bin */
+    uint32_t hist_bins; /* entries of hist; 0 (hist NULL) when the context has none */
+};
+
+/* The ACCESS record: which instrumented modules fed the shadow, and how. */
+struct hr_access_module {
+    uint64_t addr;
+    uint32_t mode;      /* HPF_ACCESS_* bits */
+    struct hr_str path; /* the MODULE whose segments hold addr; empty if none does */
+};
+
+struct hr_access {
+    int present; /* an ACCESS record was read: the profile has access data */
+    struct hpf_access rec;
+    struct hr_access_module *modules; /* rec.nmodules entries */
 };
 
 struct hr_profile {
@@ -70,6 +86,8 @@ struct hr_profile {
     uint32_t *index; /* open-addressing table of context positions + 1 (0 = empty) */
     size_t index_cap;
 
+    struct hr_access access;
+
     uint64_t records;        /* records before END */
     uint64_t unknown_records; /* skipped for forward compatibility */
 };
@@ -100,6 +118,8 @@ enum hr_sort_key {
     HR_SORT_PEAK_LIVE_SIZE,
     HR_SORT_MAX_LIVE_SIZE,
     HR_SORT_TOTAL_LIFETIME_MS,
+    HR_SORT_TOTAL_ACCESS_COUNT,
+    HR_SORT_ACCESS_DENSITY,
 };
 
 /* Parses a --sort name; returns 0 and sets *key, or -1. */
@@ -108,5 +128,33 @@ const char *hr_sort_key_name(enum hr_sort_key key);
 
 /* Returns a malloc'ed array of pointers to p's contexts in report order, or NULL (no memory). */
 struct hr_context **hr_contexts_sorted(const struct hr_profile *p, enum hr_sort_key key);
+
+/* ---- Access figures (access.c), from a context's merged HIB. ---- */
+
+/* Reads and writes are counted apart: only callback and gcc modules attached, none inline. */
+int hr_access_rw_apart(const struct hr_profile *p);
+/* The granule of p's histograms: the ACCESS record's, else the shim's 64 bytes. */
+uint32_t hr_access_granule(const struct hr_profile *p);
+/* The modes' names in bit order ("inline", "callbacks", "gcc"), at most 3. Returns how many. */
+size_t hr_access_mode_names(uint32_t modes, const char *names[3]);
+
+/* Reads: accesses minus writes (0 if a damaged profile has more writes). */
+uint64_t hr_access_reads(const struct hpf_hib *h);
+/* Accesses per allocated byte: total_access_count / total_size (0 for no byte). */
+double hr_access_density(const struct hpf_hib *h);
+/* Accesses per byte per second of lifetime: the density over the blocks' average lifetime,
+ * i.e. total_access_count / (total_size * total_lifetime_ms / alloc_count / 1000). Returns -1
+ * when the lifetimes add up to 0 ms (every block died within a tick of the shim's clock). */
+double hr_access_density_per_s(const struct hpf_hib *h);
+/* Byte-seconds the context's blocks held: total_size times the average lifetime, in seconds. */
+double hr_access_byte_seconds(const struct hpf_hib *h);
+
+/* The cold contexts of an access profile: blocks held long and touched little. Candidates are
+ * contexts with byte-seconds > 0 whose accesses per byte-second are below a tenth of the
+ * whole profile's (its accesses over its byte-seconds); they are ordered by byte-seconds,
+ * largest first. Fills v (room for p->ncontexts) and returns how many; 0 without access data. */
+size_t hr_access_cold(const struct hr_profile *p, struct hr_context **v);
+/* The contexts with accesses, ordered by accesses per byte, highest first. Same contract. */
+size_t hr_access_hottest(const struct hr_profile *p, struct hr_context **v);
 
 #endif

@@ -5,8 +5,9 @@
 
 #include "hr_output.h"
 #include "hr_symbolize.h"
+#include "json_internal.h"
 
-static void hr_json_u64(FILE *out, const char *indent, const char *name, uint64_t v, int last)
+void hr_json_u64(FILE *out, const char *indent, const char *name, uint64_t v, int last)
 {
     fprintf(out, "%s\"%s\": %" PRIu64 "%s\n", indent, name, v, last ? "" : ",");
 }
@@ -19,7 +20,7 @@ static void hr_json_strfield(FILE *out, const char *indent, const char *name, st
     fputs(last ? "\n" : ",\n", out);
 }
 
-static struct hr_str hr_cstr(const char *s)
+struct hr_str hr_cstr(const char *s)
 {
     size_t n = 0;
     while (s[n])
@@ -102,11 +103,14 @@ static void hr_json_summary(FILE *out, const struct hpf_summary *s)
     hr_json_u64(out, in, "metadata_budget", s->metadata_budget, 0);
     hr_json_u64(out, in, "truncated_stacks", s->truncated_stacks, 0);
     hr_json_u64(out, in, "killed_by", s->killed_by, 0);
-    hr_json_u64(out, in, "metadata_resident", s->metadata_resident, 1);
+    hr_json_u64(out, in, "metadata_resident", s->metadata_resident, 0);
+    hr_json_u64(out, in, "shadow_resident", s->shadow_resident, 0);
+    hr_json_u64(out, in, "shadow_registry_bytes", s->shadow_registry_bytes, 1);
     fputs("  },\n", out);
 }
 
-static void hr_json_context(FILE *out, const struct hr_context *c, struct hr_symbolizer *sym)
+static void hr_json_context(FILE *out, const struct hr_context *c, uint32_t granule,
+                            struct hr_symbolizer *sym)
 {
     const struct hpf_hib *h = &c->hib;
     const struct hpf_live *l = &c->live;
@@ -128,6 +132,7 @@ static void hr_json_context(FILE *out, const struct hr_context *c, struct hr_sym
     hr_json_u64(out, in, "total_percent_utilized", h->total_percent_utilized, 0);
     hr_json_u64(out, in, "min_percent_utilized", any ? h->min_percent_utilized : 0, 0);
     hr_json_u64(out, in, "max_percent_utilized", h->max_percent_utilized, 0);
+    hr_json_access_fields(out, in, c, granule);
     hr_json_u64(out, in, "alloc_timestamp_ms", h->alloc_timestamp_ms, 0);
     hr_json_u64(out, in, "dealloc_timestamp_ms", h->dealloc_timestamp_ms, 0);
     hr_json_u64(out, in, "alloc_cpu_id", h->alloc_cpu_id, 0);
@@ -183,13 +188,14 @@ static int hr_json_profile(FILE *out, const struct hr_profile *p,
     fputs(",\n", out);
     hr_json_process(out, p);
     hr_json_summary(out, &p->summary);
+    hr_json_access(out, p);
     size_t n = p->ncontexts;
     if (opts->json_top && opts->json_top < n)
         n = opts->json_top; /* the first by --sort; summary.contexts still counts them all */
     fputs("  \"contexts\": [", out);
     for (size_t i = 0; i < n; i++) {
         fputs(i ? ",\n" : "\n", out);
-        hr_json_context(out, order[i], sym);
+        hr_json_context(out, order[i], hr_access_granule(p), sym);
     }
     fputs(n ? "\n  ]\n}" : "]\n}", out);
     hr_symbolizer_free(sym);

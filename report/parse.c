@@ -11,14 +11,9 @@
 
 #include "hr_profile.h"
 
-/* A bounded view of one payload. Every read goes through hr_cur_take, which refuses to pass
- * the end, so a lying length field can only produce an error. */
-struct hr_cur {
-    const uint8_t *p;
-    size_t left;
-};
+#include "hr_parse_internal.h"
 
-static const void *hr_cur_take(struct hr_cur *c, size_t n)
+const void *hr_cur_take(struct hr_cur *c, size_t n)
 {
     if (n > c->left)
         return NULL;
@@ -28,7 +23,7 @@ static const void *hr_cur_take(struct hr_cur *c, size_t n)
     return r;
 }
 
-static void hr_err(char err[HR_ERR_MAX], const char *fmt, ...)
+void hr_err(char err[HR_ERR_MAX], const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -55,8 +50,8 @@ static int hr_cur_string(struct hr_cur *c, struct hr_str *out)
 }
 
 /* The fixed part of a record of kind what, copied out (payloads need not be aligned). */
-static int hr_cur_fixed(struct hr_cur *c, void *dst, size_t n, const char *what, uint64_t off,
-                        char *err)
+int hr_cur_fixed(struct hr_cur *c, void *dst, size_t n, const char *what, uint64_t off,
+                 char *err)
 {
     const void *src = hr_cur_take(c, n);
     if (!src) {
@@ -69,8 +64,8 @@ static int hr_cur_fixed(struct hr_cur *c, void *dst, size_t n, const char *what,
 
 /* The context a record names, created if new; NULL (and the reason in err) for id 0 or when
  * out of memory. where says which record, for the message. */
-static struct hr_context *hr_context_for(struct hr_profile *p, uint32_t id, char *err,
-                                         const char *where)
+struct hr_context *hr_context_for(struct hr_profile *p, uint32_t id, char *err,
+                                  const char *where)
 {
     if (id == 0) {
         hr_err(err, "%s has context id 0", where);
@@ -96,13 +91,15 @@ static const char *hr_type_name(uint32_t type)
     case HPF_REC_FRAMES: return "FRAMES";
     case HPF_REC_STACK_REFS: return "STACK_REFS";
     case HPF_REC_PACKED: return "PACKED";
+    case HPF_REC_ACCESS: return "ACCESS";
+    case HPF_REC_ACCESS_HIST: return "ACCESS_HIST";
     default: return "unknown";
     }
 }
 
 /* Parse state kept across records, for the "at most one" rules. */
 struct hr_seen {
-    int process, summary, end;
+    int process, summary, end, access;
 };
 
 static int hr_parse_process(struct hr_profile *p, struct hr_cur *c, char *err, uint64_t off)
@@ -404,7 +401,11 @@ static int hr_parse_hib_live(struct hr_profile *p, struct hr_cur *c, uint32_t ty
         struct hpf_live live;
     } r;
     const char *name = type == HPF_REC_HIB ? "HIB" : "LIVE";
-    if (hr_cur_fixed(c, &r, type == HPF_REC_HIB ? sizeof r.hib : sizeof r.live, name, off, err))
+    memset(&r, 0, sizeof r);
+    /* A HIB of the first layout (no write counts) is shorter: the missing tail is 0. */
+    size_t n = type == HPF_REC_LIVE ? sizeof r.live
+               : c->left < sizeof r.hib && c->left >= HPF_HIB_MIN_SIZE ? c->left : sizeof r.hib;
+    if (hr_cur_fixed(c, &r, n, name, off, err))
         return -1;
     char where[64];
     snprintf(where, sizeof where, "%s record at offset %llu", name, (unsigned long long)off);
@@ -538,6 +539,14 @@ static int hr_parse_record(struct hr_profile *p, uint32_t type, struct hr_cur *c
         if (p->version < 2)
             break;
         return hr_parse_packed(p, c, err, off);
+    case HPF_REC_ACCESS:
+        if (seen->access++) {
+            hr_err(err, "second ACCESS record at offset %llu", (unsigned long long)off);
+            return -1;
+        }
+        return hr_parse_access(p, c, err, off);
+    case HPF_REC_ACCESS_HIST:
+        return hr_parse_access_hist(p, c, err, off);
     default:
         break;
     }
@@ -643,7 +652,10 @@ int hr_profile_parse(struct hr_profile *p, const char *path, uint8_t *data, size
         hr_err(err, "no SUMMARY record");
         return -1;
     }
-    return hr_resolve_stacks(p, err);
+    if (hr_resolve_stacks(p, err))
+        return -1;
+    hr_access_resolve_modules(p);
+    return 0;
 }
 
 int hr_profile_load(struct hr_profile *p, const char *path, char err[HR_ERR_MAX])
@@ -692,8 +704,11 @@ int hr_profile_load(struct hr_profile *p, const char *path, char err[HR_ERR_MAX]
 
 void hr_profile_free(struct hr_profile *p)
 {
-    for (size_t i = 0; i < p->ncontexts; i++)
+    for (size_t i = 0; i < p->ncontexts; i++) {
         free(p->contexts[i].pcs);
+        free(p->contexts[i].hist);
+    }
+    free(p->access.modules);
     for (size_t i = 0; i < p->nmodules; i++)
         free(p->modules[i].segs);
     free(p->contexts);

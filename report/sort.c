@@ -12,6 +12,8 @@ static const char *const hr_sort_names[] = {
     [HR_SORT_PEAK_LIVE_SIZE] = "peak_live_size",
     [HR_SORT_MAX_LIVE_SIZE] = "max_live_size",
     [HR_SORT_TOTAL_LIFETIME_MS] = "total_lifetime_ms",
+    [HR_SORT_TOTAL_ACCESS_COUNT] = "total_access_count",
+    [HR_SORT_ACCESS_DENSITY] = "access_density",
 };
 
 int hr_sort_key_parse(const char *name, enum hr_sort_key *key)
@@ -38,6 +40,8 @@ static uint64_t hr_key_value(const struct hr_context *c, enum hr_sort_key key)
     case HR_SORT_PEAK_LIVE_SIZE: return c->live.peak_live_size;
     case HR_SORT_MAX_LIVE_SIZE: return c->live.max_live_size;
     case HR_SORT_TOTAL_LIFETIME_MS: return c->hib.total_lifetime_ms;
+    case HR_SORT_TOTAL_ACCESS_COUNT: return c->hib.total_access_count;
+    case HR_SORT_ACCESS_DENSITY: /* compared as a ratio in hr_cmp */
     case HR_SORT_TOTAL_SIZE: break;
     }
     return c->hib.total_size;
@@ -51,9 +55,15 @@ static int hr_cmp(const void *a, const void *b)
 {
     const struct hr_context *x = *(struct hr_context *const *)a;
     const struct hr_context *y = *(struct hr_context *const *)b;
-    uint64_t vx = hr_key_value(x, hr_cur_key), vy = hr_key_value(y, hr_cur_key);
-    if (vx != vy)
-        return vx > vy ? -1 : 1;
+    if (hr_cur_key == HR_SORT_ACCESS_DENSITY) {
+        double dx = hr_access_density(&x->hib), dy = hr_access_density(&y->hib);
+        if (dx != dy)
+            return dx > dy ? -1 : 1;
+    } else {
+        uint64_t vx = hr_key_value(x, hr_cur_key), vy = hr_key_value(y, hr_cur_key);
+        if (vx != vy)
+            return vx > vy ? -1 : 1;
+    }
     return x->context_id < y->context_id ? -1 : x->context_id > y->context_id;
 }
 

@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hr_output.h"
-#include "hr_symbolize.h"
+#include "text_internal.h"
 
 static const char *hr_reason_text(uint32_t r)
 {
@@ -68,15 +67,18 @@ static void hr_text_header(FILE *out, const struct hr_profile *p)
         hr_text_string(out, p->allocator.ptr, p->allocator.len);
         putc(')', out);
     }
-    fprintf(out, ", unwinder %s, stack depth %" PRIu32 "\n\n", hr_unwinder_text(pr->unwinder),
+    fprintf(out, ", unwinder %s, stack depth %" PRIu32 "\n", hr_unwinder_text(pr->unwinder),
             pr->stack_depth);
+    hr_text_access_header(out, p);
+    putc('\n', out);
 }
 
 /* "s" after a count other than one: "1 block", "0 blocks", "2 blocks". */
 static const char *hr_s(uint64_t n) { return n == 1 ? "" : "s"; }
 
-static void hr_text_totals(FILE *out, const struct hpf_summary *s)
+static void hr_text_totals(FILE *out, const struct hr_profile *p)
 {
+    const struct hpf_summary *s = &p->summary;
     char a[HR_BYTES_MAX], b[HR_BYTES_MAX];
     fputs("totals\n", out);
     fprintf(out, "  allocations  %" PRIu64 " (%s requested)\n", s->total_allocs,
@@ -99,7 +101,9 @@ static void hr_text_totals(FILE *out, const struct hpf_summary *s)
             hr_format_bytes(b, s->metadata_budget));
     if (s->metadata_resident) /* 0: not recorded in this profile */
         fprintf(out, " (%s in memory)", hr_format_bytes(a, s->metadata_resident));
-    fprintf(out, ", bootstrap arena %s\n\n", hr_format_bytes(a, s->bootstrap_bytes));
+    fprintf(out, ", bootstrap arena %s\n", hr_format_bytes(a, s->bootstrap_bytes));
+    hr_text_access_totals(out, p);
+    putc('\n', out);
 }
 
 static void hr_text_frame(FILE *out, uint32_t i, const struct hr_frame *f)
@@ -130,9 +134,10 @@ static double hr_pct(uint64_t part, uint64_t whole)
     return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-static void hr_text_context(FILE *out, size_t rank, const struct hr_context *c,
-                            const struct hpf_summary *sum, struct hr_symbolizer *sym)
+static void hr_text_context(FILE *out, size_t rank, const struct hr_profile *p,
+                            const struct hr_context *c, struct hr_symbolizer *sym)
 {
+    const struct hpf_summary *sum = &p->summary;
     const struct hpf_hib *h = &c->hib;
     const struct hpf_live *l = &c->live;
     char a[HR_BYTES_MAX], b[HR_BYTES_MAX], m[HR_BYTES_MAX], x[HR_BYTES_MAX];
@@ -164,6 +169,7 @@ static void hr_text_context(FILE *out, size_t rank, const struct hr_context *c,
             " same free cpu, %" PRIu32 " lifetime overlap%s\n",
             h->num_migrated_cpu, h->num_same_alloc_cpu, h->num_same_dealloc_cpu,
             h->num_lifetime_overlaps, hr_s(h->num_lifetime_overlaps));
+    hr_text_access_context(out, p, c);
     if (!c->depth)
         fputs("    stack      (none recorded)\n", out);
     else
@@ -189,15 +195,16 @@ static int hr_text_profile(FILE *out, const struct hr_profile *p,
         return -1;
     }
     hr_text_header(out, p);
-    hr_text_totals(out, &p->summary);
+    hr_text_totals(out, p);
     size_t shown = opts->top && opts->top < p->ncontexts ? opts->top : p->ncontexts;
     fprintf(out, "top %zu of %zu contexts by %s\n\n", shown, p->ncontexts,
             hr_sort_key_name(opts->sort));
     for (size_t i = 0; i < shown; i++)
-        hr_text_context(out, i + 1, order[i], &p->summary, sym);
+        hr_text_context(out, i + 1, p, order[i], sym);
+    int r = hr_text_access_views(out, p, opts->top, sym);
     hr_symbolizer_free(sym);
     free(order);
-    return 0;
+    return r;
 }
 
 int hr_write_text(FILE *out, struct hr_profile *const *profiles, size_t n,

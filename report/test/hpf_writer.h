@@ -199,6 +199,29 @@ static inline void ht_packed(struct ht_buf *b, uint32_t type, const void *recs, 
     ht_finish(b);
 }
 
+/* An ACCESS record: the header's fields, then n modules (address and mode). */
+static inline void ht_access(struct ht_buf *b, uint32_t modes, uint32_t granule,
+                             uint32_t hist_bins, const struct hpf_access_module *mods, uint32_t n)
+{
+    struct hpf_access a = {.modes = modes, .granule = granule, .hist_bins = hist_bins,
+                           .nmodules = n};
+    ht_begin(b, HPF_REC_ACCESS);
+    ht_put(b, &a, sizeof a);
+    ht_put(b, mods, n * sizeof *mods);
+    ht_finish(b);
+}
+
+/* An ACCESS_HIST record of n bins. */
+static inline void ht_access_hist(struct ht_buf *b, uint32_t ctx, uint32_t kind,
+                                  const uint64_t *bins, uint32_t n)
+{
+    struct hpf_access_hist h = {.context_id = ctx, .kind = kind, .nbins = n};
+    ht_begin(b, HPF_REC_ACCESS_HIST);
+    ht_put(b, &h, sizeof h);
+    ht_put(b, bins, n * sizeof *bins);
+    ht_finish(b);
+}
+
 static inline void ht_end(struct ht_buf *b)
 {
     struct hpf_end e = {.records = b->records};

@@ -1,0 +1,7 @@
+# timeout: 300
+# Access profiling (issue 41), test/access/patterns.c and its library built by heapprof-cc with
+# clang's inline counters (-fmemory-profile, the default): the binary runs without the shim with
+# the plain build's output, and under heapprof-run the report's per-site counts, writes,
+# utilisation and histograms equal patterns.expected.
+. "$ROOT/test/access/e2e_lib.sh"
+access_patterns_check inline
