@@ -41,6 +41,9 @@ struct hr_context {
     uint64_t *pcs; /* innermost first; return addresses */
     uint64_t *hist;     /* ACCESS_HIST records of kind HPF_HIST_GRANULE summed bin by bin */
     uint32_t hist_bins; /* entries of hist; 0 (hist NULL) when the context has none */
+    /* In a diff profile (hr_profile.diff_base set): the same context in the base profile, or
+     * NULL when the base has none (hr_metric.h). NULL in every other profile. */
+    const struct hr_context *base;
 };
 
 /* The ACCESS record: which instrumented modules fed the shadow, and how. */
@@ -90,6 +93,9 @@ struct hr_profile {
 
     uint64_t records;        /* records before END */
     uint64_t unknown_records; /* skipped for forward compatibility */
+    /* Set in the profile that a diff builds (--diff BASE NEW): the base it is compared with.
+     * Export formats then show each context's figures as new minus base (hr_metric.h). */
+    const struct hr_profile *diff_base;
 };
 
 /* Reads and parses FILE. Returns 0, or -1 with a one-line reason in err (without the path). */
