@@ -100,7 +100,7 @@ struct hr_profile {
 
 /* The most bytes hr_profile_load reads: a larger regular file is refused, a pipe that delivers
  * more (or whose records declare more) is an error. A python3 profile of 16k contexts is about
- * 1 MB; tests lower hr_profile_max. */
+ * 1 MB. The environment's HEAPPROF_REPORT_MAX_SIZE overrides it; tests lower hr_profile_max. */
 #define HR_PROFILE_MAX_SIZE ((size_t)1 << 30)
 extern size_t hr_profile_max;
 

@@ -47,7 +47,7 @@ static int hr_walk_stream(struct hr_walk *w, const uint8_t *data, size_t got, si
             return 1;
         struct hpf_file_header h;
         memcpy(&h, data, sizeof h);
-        if (h.header_size < sizeof h || h.header_size % 8)
+        if (h.header_size < sizeof h || h.header_size % 8 || h.header_size > limit)
             return 1;
         w->next = h.header_size;
     }
@@ -56,8 +56,8 @@ static int hr_walk_stream(struct hr_walk *w, const uint8_t *data, size_t got, si
         memcpy(&rh, data + w->next, sizeof rh);
         if (rh.size > limit || w->next + sizeof rh + ((rh.size + 7) & ~(uint64_t)7) > limit) {
             hr_err(err, "record at offset %zu declares %llu bytes, beyond the maximum profile "
-                   "size read from a pipe (%zu bytes)", w->next, (unsigned long long)rh.size,
-                   limit);
+                   "size read from a pipe (%zu bytes; HEAPPROF_REPORT_MAX_SIZE raises it)",
+                   w->next, (unsigned long long)rh.size, limit);
             return -1;
         }
         size_t end = w->next + sizeof rh + (size_t)((rh.size + 7) & ~(uint64_t)7);
@@ -105,7 +105,8 @@ static uint8_t *hr_read_bounded(int fd, size_t limit, int stream, size_t *got, c
         if (!stream)
             continue;
         if (n > limit) {
-            hr_err(err, "more than %zu bytes from a pipe: beyond the maximum profile size", limit);
+            hr_err(err, "more than %zu bytes from a pipe: beyond the maximum profile size "
+                   "(HEAPPROF_REPORT_MAX_SIZE raises it)", limit);
             free(data);
             return NULL;
         }
@@ -121,9 +122,35 @@ static uint8_t *hr_read_bounded(int fd, size_t limit, int stream, size_t *got, c
     return data;
 }
 
+/* The bound: HEAPPROF_REPORT_MAX_SIZE (bytes, with an optional K, M or G) when it is set,
+ * else hr_profile_max. Returns 0, or -1 with err set for a value that is no size. */
+static int hr_load_limit(size_t *limit, char *err)
+{
+    const char *s = getenv("HEAPPROF_REPORT_MAX_SIZE");
+    *limit = hr_profile_max;
+    if (!s || !*s)
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+    if (shift)
+        end++;
+    if (errno || end == s || *end || s[0] == '-' || v == 0 || v > (SIZE_MAX / 2) >> shift) {
+        hr_err(err, "HEAPPROF_REPORT_MAX_SIZE='%.40s' is not a size in bytes (K, M, G allowed)",
+               s);
+        return -1;
+    }
+    *limit = (size_t)v << shift;
+    return 0;
+}
+
 int hr_profile_load(struct hr_profile *p, const char *path, char err[HR_ERR_MAX])
 {
     memset(p, 0, sizeof *p);
+    size_t limit;
+    if (hr_load_limit(&limit, err))
+        return -1;
     struct stat st;
     /* Checked before open: opening a device can have effects of its own. */
     if (stat(path, &st) != 0) {
@@ -150,14 +177,14 @@ int hr_profile_load(struct hr_profile *p, const char *path, char err[HR_ERR_MAX]
     /* A regular file of size 0 may be a /proc file whose size is unknown: read it as a stream
      * (an empty one still reads as empty). */
     int stream = !S_ISREG(st.st_mode) || st.st_size == 0;
-    if (!stream && (uint64_t)st.st_size > hr_profile_max) {
-        hr_err(err, "%llu bytes, beyond the maximum profile size (%zu bytes)",
-               (unsigned long long)st.st_size, hr_profile_max);
+    if (!stream && (uint64_t)st.st_size > limit) {
+        hr_err(err, "%llu bytes, beyond the maximum profile size (%zu bytes; "
+               "HEAPPROF_REPORT_MAX_SIZE raises it)", (unsigned long long)st.st_size, limit);
         close(fd);
         return -1;
     }
     size_t got = 0;
-    uint8_t *data = hr_read_bounded(fd, stream ? hr_profile_max : (size_t)st.st_size, stream,
+    uint8_t *data = hr_read_bounded(fd, stream ? limit : (size_t)st.st_size, stream,
                                     &got, err);
     close(fd);
     if (!data)

@@ -156,6 +156,13 @@ struct hr_symbolizer *hr_symbolizer_new(const struct hr_profile *p, FILE *warn)
             /* add_p_vaddr = true: libdwfl then takes base as the bias (run-time address minus
              * ELF vaddr), which is exactly what the profile's load_bias is. */
             m->dwmod = dwfl_report_elf(s->dwfl, m->path, m->path, -1, m->rec->load_bias, true);
+            /* One line per unreadable file (deleted, moved, another machine's): its frames
+             * keep their addresses and the module's name, which is no error. */
+            if (!m->dwmod && s->warn)
+                fprintf(s->warn,
+                        "heapprof-report: warning: %s: %s: cannot read it (%s); its frames keep "
+                        "their addresses\n",
+                        p->path, m->path, dwfl_errmsg(-1));
         }
         dwfl_report_end(s->dwfl, NULL, NULL);
     }
