@@ -119,7 +119,7 @@ $(BUILD)/fuzz_profile: report/fuzz/fuzz_profile.c $(REPORT_LIB_SRCS) $(wildcard 
 
 fuzz: $(BUILD)/fuzz_profile
 	@mkdir -p $(BUILD)/fuzz/corpus
-	$(BUILD)/fuzz_profile -max_total_time=$(FUZZ_TIME) -rss_limit_mb=2048 -timeout=10 \
+	$(BUILD)/fuzz_profile -max_total_time=$(FUZZ_TIME) -rss_limit_mb=2048 -timeout=30 \
 		-artifact_prefix=$(BUILD)/fuzz/ $(FUZZ_ARGS) $(BUILD)/fuzz/corpus report/fuzz/corpus
 
 # Shim unit tests link the test objects (not the preloaded .so).

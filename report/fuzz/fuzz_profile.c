@@ -25,15 +25,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[HR_ERR_MAX];
     if (hr_profile_parse(&p, "fuzz.hpf", copy, size, err) == 0) {
         struct hr_profile *v = &p;
-        /* Both context orders that read other figures than sizes, and every context. */
+        /* Every context and every section; the writers symbolise with the profile's modules
+         * (often real files at bogus addresses). */
         struct hr_output_opts opts = {.sort = HR_SORT_ACCESS_DENSITY, .top = 0};
         if (hr_write_text(sink, &v, 1, &opts) || hr_write_json(sink, &v, 1, &opts))
             abort(); /* out of memory on a small input is a bug too */
-        opts.sort = HR_SORT_PEAK_LIVE_SIZE;
-        opts.top = 3;
-        opts.json_top = 3;
-        if (hr_write_text(sink, &v, 1, &opts) || hr_write_json(sink, &v, 1, &opts))
-            abort();
     } else if (!err[0] || strchr(err, '\n')) {
         abort(); /* every failure has exactly one line to say */
     }

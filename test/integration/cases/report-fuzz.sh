@@ -16,7 +16,7 @@ if ! make -s CLANG="$clang" "$BUILD/fuzz_profile" >"$TMP/build.log" 2>&1; then
 fi
 mkdir -p "$TMP/new"
 # Every seed once, then 10 s of mutations; new inputs go to $TMP/new, never into the tree.
-timeout -k 5 120 "$BUILD/fuzz_profile" -max_total_time=10 -timeout=10 -rss_limit_mb=2048 \
+timeout -k 5 120 "$BUILD/fuzz_profile" -max_total_time=10 -timeout=30 -rss_limit_mb=2048 \
     -artifact_prefix="$TMP/" "$TMP/new" report/fuzz/corpus >"$TMP/fuzz.log" 2>&1
 rc=$?
 runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$TMP/fuzz.log")
