@@ -108,8 +108,8 @@ $(BUILD)/heapprof-report-san: $(REPORT_SRCS) $(wildcard report/*.h) shim/format/
 
 # The libFuzzer target for the profile reader (report/fuzz/): clang's libFuzzer with ASan and
 # UBSan. `make fuzz` runs it FUZZ_TIME seconds on the seeds, keeping what it finds in
-# build/fuzz/corpus and crashing inputs in build/fuzz/ (docs/TESTING.md). The case report-fuzz
-# runs it for a few seconds in make check.
+# build/fuzz/corpus and crashing inputs in build/fuzz/ (docs/REPORT.md, "Fuzzing the reader").
+# The case report-fuzz runs it for a few seconds in make check.
 FUZZ_CFLAGS := -g -O1 $(WARN) -std=gnu11 -D_GNU_SOURCE -Ishim -Ireport \
 	-fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 FUZZ_TIME ?= 600

@@ -1,7 +1,7 @@
 # The profile reader's libFuzzer target (report/fuzz/fuzz_profile.c) for a few seconds on its
 # seed corpus: every seed (crashes found before among them) and what the fuzzer derives from
 # them must parse or fail cleanly, and print in both formats, under ASan and UBSan. Long runs:
-# make fuzz FUZZ_TIME=SECONDS (docs/TESTING.md).
+# make fuzz FUZZ_TIME=SECONDS (docs/REPORT.md, "Fuzzing the reader").
 # timeout: 300
 
 clang=${CLANG:-clang}
