@@ -69,3 +69,23 @@ elif grep -q "$listing" "$TMP/r.txt" && grep -q "$listing" "$TMP/c.txt"; then
 else
     bad report-sections-select "no listing after the sections"
 fi
+
+# A real program (python3): every allocation with a context is in one size bucket, and the
+# first context by bytes is the listing's first (both ordered by total_size).
+if run py "" /usr/bin/python3 -c 'x = [str(i) * 3 for i in range(20000)]; print(len(x))'; then
+    "$REPORT" -o "$TMP/py.txt" "$(first_profile "$TMP/py")" 2>/dev/null
+    total=$(sed -n 's/^  allocations  \([0-9]*\) .*/\1/p' "$TMP/py.txt")
+    nocontext=$(sed -n 's/^  contexts .* (\([0-9]*\) allocations* without context.*/\1/p' "$TMP/py.txt")
+    inbuckets=$(sed -n '/^allocation sizes/,/^$/p' "$TMP/py.txt" |
+        awk '/^  (\[|0 B)/ { sub(/^  (\[[^)]*\)|0 B) */, ""); n += $1 } END { print n + 0 }')
+    first=$(sed -n '/^top contexts by bytes allocated/{n;s/.*, context \([0-9]*\)$/\1/p;}' "$TMP/py.txt")
+    listed=$(sed -n 's/^#1  context \([0-9]*\):.*/\1/p' "$TMP/py.txt")
+    if ! grep -q '^  executable   /usr/bin/python3' "$TMP/py.txt"; then
+        bad report-sections-python3 "not python3's profile: $(grep -m1 executable "$TMP/py.txt")"
+    elif [ -n "$total" ] && [ "$inbuckets" = $((total - ${nocontext:-0})) ] && [ -n "$first" ] &&
+        [ "$first" = "$listed" ]; then
+        ok report-sections-python3
+    else
+        bad report-sections-python3 "allocations $total (${nocontext:-?} without context), in buckets $inbuckets; first by bytes ${first:-none}, listed first ${listed:-none}"
+    fi
+fi
