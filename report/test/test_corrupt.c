@@ -174,6 +174,9 @@ START_TEST(devices_and_directories_refused)
     ck_assert_msg(strstr(err, "character device") != NULL, "%s", err);
     ck_assert_int_eq(try_load("/", err), -1);
     ck_assert_msg(strstr(err, "directory") != NULL, "%s", err);
+    /* A /proc file says it has 0 bytes: it is read as a stream, and is no profile. */
+    ck_assert_int_eq(try_load("/proc/self/status", err), -1);
+    ck_assert_msg(strstr(err, "bad magic") != NULL, "%s", err);
     char *empty = ht_tmpfile("", 0);
     ck_assert_int_eq(try_load(empty, err), -1);
     ck_assert_msg(strstr(err, "empty file") != NULL, "%s", err);
