@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include "hpf_writer.h"
 #include "hr_output.h"
 #include "hr_profile.h"
+#include "hr_symbolize.h"
 
 static struct ht_buf good;
 static FILE *devnull;
@@ -287,6 +289,51 @@ START_TEST(pipe_bounded)
 }
 END_TEST
 
+/* A profile naming a FIFO and a device as modules: the symboliser does not open them (a FIFO's
+ * open would wait for a writer forever, the test's timeout catching it), one warning each. */
+START_TEST(modules_that_are_no_files)
+{
+    char fifo[] = "/tmp/hr_fifo_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(fifo));
+    char path[64];
+    snprintf(path, sizeof path, "%s/f", fifo);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    struct ht_buf b = {0};
+    ht_sample(&b);
+    b.len -= 24; /* drop END, add the modules, END again */
+    b.records--;
+    struct hpf_segment s1 = {.start = 0x401000, .end = 0x401800, .prot = 5};
+    struct hpf_segment s2 = {.start = 0x402000, .end = 0x403000, .prot = 5};
+    ht_module(&b, 0x400000, &s1, 1, NULL, 0, path);
+    ht_module(&b, 0x400000, &s2, 1, NULL, 0, "/dev/zero");
+    ht_end(&b);
+    struct hr_profile p;
+    char err[HR_ERR_MAX];
+    ck_assert_msg(hr_profile_parse(&p, "m.hpf", ht_copy(b.data, b.len), b.len, err) == 0, "%s",
+                  err);
+    FILE *warn = tmpfile();
+    struct hr_symbolizer *sym = hr_symbolizer_new(&p, warn);
+    ck_assert_ptr_nonnull(sym);
+    struct hr_frame f;
+    hr_symbolize(sym, 0x401100, &f);
+    ck_assert_str_eq(f.module, path);
+    hr_symbolizer_free(sym);
+    char *w = ht_slurp(warn), want[512];
+    snprintf(want, sizeof want,
+             "heapprof-report: warning: m.hpf: %s: cannot read it (not a regular file); its "
+             "frames keep their addresses\n"
+             "heapprof-report: warning: m.hpf: /dev/zero: cannot read it (not a regular file); "
+             "its frames keep their addresses\n", path);
+    ck_assert_msg(strcmp(w, want) == 0, "%s", w);
+    free(w);
+    fclose(warn);
+    hr_profile_free(&p);
+    unlink(path);
+    rmdir(fifo);
+    free(b.data);
+}
+END_TEST
+
 int main(void)
 {
     devnull = fopen("/dev/null", "w");
@@ -304,6 +351,7 @@ int main(void)
     tcase_add_test(tc, pipe_reads_whole_profile);
     tcase_add_test(tc, pipe_stops_at_bad_bytes);
     tcase_add_test(tc, pipe_bounded);
+    tcase_add_test(tc, modules_that_are_no_files);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
