@@ -57,8 +57,11 @@ TEST_OBJS := $(patsubst %.c,$(BUILD)/tobj/%.o,$(filter-out $(ENTRY_SRCS),$(SHIM_
 # The report tool: ordinary C, links elfutils' libdw for DWARF symbolisation.
 REPORT_CFLAGS := $(OPT) $(WARN) -std=gnu11 -D_GNU_SOURCE -Ishim -Ireport
 REPORT_LIBS   := -ldw -lelf -lm
+# The HTML page's template, script and style sheet, compiled in as byte arrays.
+HTML_ASSETS   := report/html/template.html report/html/report.css report/html/report.js
+HTML_GEN      := $(BUILD)/gen/html_assets.c
 # shim/format/hib.c: the reader merges HIB records with the same code the shim merges them with.
-REPORT_SRCS   := $(wildcard report/*.c) shim/format/hib.c
+REPORT_SRCS   := $(wildcard report/*.c) shim/format/hib.c $(HTML_GEN)
 REPORT_LIB_SRCS := $(filter-out report/main.c,$(REPORT_SRCS))
 SAN           := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
@@ -91,6 +94,11 @@ $(BUILD)/tobj/%.o: %.c
 
 $(BUILD)/libheapprof_shim.so: $(SHIM_OBJS) $(SHIM_MAP)
 	$(CC) -o $@ $(SHIM_OBJS) $(if $(SHIM_LTO),$(SHIM_CFLAGS) $(SHIM_LTO)) $(SHIM_LDFLAGS)
+
+$(HTML_GEN): report/html/embed.sh $(HTML_ASSETS)
+	@mkdir -p $(dir $@)
+	sh report/html/embed.sh $(HTML_ASSETS) >$@.tmp
+	mv $@.tmp $@
 
 $(BUILD)/heapprof-report: $(REPORT_SRCS) $(wildcard report/*.h) shim/format/format.h
 	@mkdir -p $(BUILD)

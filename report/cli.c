@@ -9,19 +9,24 @@
 #include "hr_output.h"
 #include "hr_profile.h"
 
-enum hr_format { HR_FORMAT_TEXT, HR_FORMAT_JSON };
+enum hr_format { HR_FORMAT_TEXT, HR_FORMAT_JSON, HR_FORMAT_FOLDED, HR_FORMAT_HTML };
 
 static const char hr_usage[] =
     "usage: heapprof-report [OPTIONS] PROFILE.hpf...\n"
-    "Print heapprof profiles as a readable report or as JSON.\n"
+    "Print heapprof profiles as a readable report, JSON, folded stacks or an HTML page.\n"
     "\n"
-    "  -f, --format text|json  output format (default text)\n"
+    "  -f, --format FORMAT     text (default), json, folded (flamegraph.pl, speedscope) or\n"
+    "                          html (one self-contained page with a flame graph)\n"
     "  -o, --output FILE       write to FILE instead of standard output\n"
     "  -n, --top N             show the first N contexts of each profile (0 = all; default:\n"
     "                          20 in text, all in JSON)\n"
     "  -s, --sort KEY          context order, largest first: total_size (default),\n"
     "                          alloc_count, live_size, peak_live_size, max_live_size,\n"
     "                          total_lifetime_ms, total_access_count, access_density\n"
+    "  -m, --metric NAME       figure of folded lines and of the HTML flame graph:\n"
+    "                          alloc_bytes (bytes, default), alloc_count (count),\n"
+    "                          inuse_bytes (leaked), inuse_count, peak_bytes (peak),\n"
+    "                          peak_count, accesses, lifetime_ms\n"
     "  -h, --help              show this help and exit\n"
     "  -V, --version           show the version and exit\n"
     "\n"
@@ -74,8 +79,16 @@ static int hr_write_all(FILE *out, struct hr_profile *profiles, int n, enum hr_f
         return -1;
     for (int i = 0; i < n; i++)
         v[i] = &profiles[i];
-    int r = format == HR_FORMAT_JSON ? hr_write_json(out, v, (size_t)n, opts)
-                                     : hr_write_text(out, v, (size_t)n, opts);
+    struct hr_output_opts o = *opts;
+    o.inputs = v;
+    o.ninputs = (size_t)n;
+    int r;
+    switch (format) {
+    case HR_FORMAT_JSON: r = hr_write_json(out, v, (size_t)n, &o); break;
+    case HR_FORMAT_FOLDED: r = hr_write_folded(out, v[0], &o); break;
+    case HR_FORMAT_HTML: r = hr_write_html(out, v[0], &o); break;
+    default: r = hr_write_text(out, v, (size_t)n, &o); break;
+    }
     free(v);
     return r;
 }
@@ -94,19 +107,24 @@ static int hr_parse_args(int argc, char **argv, struct hr_args *a, FILE *out, FI
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
         {"top", required_argument, NULL, 'n'},    {"sort", required_argument, NULL, 's'},
-        {"help", no_argument, NULL, 'h'},         {"version", no_argument, NULL, 'V'},
+        {"metric", required_argument, NULL, 'm'}, {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
     optind = 0; /* glibc: full re-initialisation, so tests can call us more than once */
     opterr = 0; /* our own one-line messages */
     int c;
-    while ((c = getopt_long(argc, argv, ":f:o:n:s:hV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":f:o:n:s:m:hV", longopts, NULL)) != -1) {
         switch (c) {
         case 'f':
             if (strcmp(optarg, "text") == 0)
                 a->format = HR_FORMAT_TEXT;
             else if (strcmp(optarg, "json") == 0)
                 a->format = HR_FORMAT_JSON;
+            else if (strcmp(optarg, "folded") == 0)
+                a->format = HR_FORMAT_FOLDED;
+            else if (strcmp(optarg, "html") == 0)
+                a->format = HR_FORMAT_HTML;
             else
                 return hr_usage_error(err, "unknown format", optarg);
             break;
@@ -121,6 +139,10 @@ static int hr_parse_args(int argc, char **argv, struct hr_args *a, FILE *out, FI
         case 's':
             if (hr_sort_key_parse(optarg, &a->opts.sort))
                 return hr_usage_error(err, "unknown sort key", optarg);
+            break;
+        case 'm':
+            if (hr_metric_parse(optarg, &a->opts.metric))
+                return hr_usage_error(err, "unknown metric", optarg);
             break;
         case 'h':
             fputs(hr_usage, out);
@@ -177,6 +199,11 @@ int hr_cli_run(int argc, char **argv, FILE *out, FILE *err)
     int n = argc - optind;
     if (n <= 0) {
         fputs("heapprof-report: no profile given (try --help)\n", err);
+        return HR_EXIT_USAGE;
+    }
+    if (n > 1 && (a.format == HR_FORMAT_FOLDED || a.format == HR_FORMAT_HTML)) {
+        fputs("heapprof-report: folded and html take one profile (merging several is not "
+              "there yet)\n", err);
         return HR_EXIT_USAGE;
     }
     struct hr_profile *profiles = calloc((size_t)n, sizeof *profiles);
