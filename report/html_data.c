@@ -99,8 +99,10 @@ static void hr_html_access(FILE *out, const struct hr_profile *p)
             hr_access_rw_apart(p));
 }
 
-/* strs, frames (name, file, line, module, inlined: five numbers each) and nodes (parent and
- * frame for nodes 1.., node 0 being the root). */
+/* strs, frames (name, file, line, module, inlined: five numbers each) and nodes: for nodes
+ * 1.. (node 0 is the root) the distance back to the parent and the frame. A stack's nodes are
+ * made one after the other, so that distance is mostly 1: a digit, where the parent's number
+ * would take six or seven. */
 static void hr_html_frames(FILE *out, const struct hr_ftab *t)
 {
     fputs(",\"strs\":[", out);
@@ -117,7 +119,7 @@ static void hr_html_frames(FILE *out, const struct hr_ftab *t)
     }
     fputs("],\"nodes\":[", out);
     for (size_t i = 1; i < t->nnodes; i++)
-        fprintf(out, "%s%" PRIu32 ",%" PRIu32, i > 1 ? "," : "", t->nodes[i].parent,
+        fprintf(out, "%s%zu,%" PRIu32, i > 1 ? "," : "", i - t->nodes[i].parent,
                 t->nodes[i].frame);
     putc(']', out);
 }

@@ -7,8 +7,8 @@
  *   diff, metric        1 for a diff profile (figures are new minus base); the first metric
  *   strs                distinct strings; strs[0] is ""
  *   frames              5 numbers per frame: name, file (strs indices), line, module, inlined
- *   nodes               2 numbers per node 1..: parent node, frame; node 0 is the root. A path
- *                       from the root runs from the outermost frame inwards.
+ *   nodes               2 numbers per node i = 1..: i minus its parent, frame; node 0 is the
+ *                       root. A path from the root runs from the outermost frame inwards.
  *   cols, ctx           ctx holds cols.length numbers per context (in --sort order); "node"
  *                       is the node of its whole stack
  *   hist                [row, [count per granule...]] for contexts with an access histogram
@@ -17,6 +17,7 @@
  */
 'use strict';
 (function () {
+  const t0 = performance.now();
   const $ = (id) => document.getElementById(id);
   const D = JSON.parse($('hp-data').textContent);
   const W = D.cols.length;
@@ -27,7 +28,7 @@
   const nodeParent = new Int32Array(NN);
   const nodeFrame = new Int32Array(NN);
   for (let i = 1; i < NN; i++) {
-    nodeParent[i] = D.nodes[2 * i - 2];
+    nodeParent[i] = i - D.nodes[2 * i - 2];
     nodeFrame[i] = D.nodes[2 * i - 1];
   }
   const REASONS = ['?', 'exit', 'heapprof_dump()', 'signal', 'interval', 'killed', 'credentials change', 'new peak'];
@@ -510,5 +511,7 @@
   sizes();
   flameSetup();
   tableSetup();
+  /* for tests and bench/: the page is drawn, and how long the script took */
   document.body.dataset.ready = '1';
+  document.body.dataset.renderMs = (performance.now() - t0).toFixed(0);
 })();
