@@ -499,6 +499,9 @@
     });
     tableFilter();
     tableRender();
+    /* report.html#ctx=ID opens that context's details: a link a person can pass on */
+    const m = /^#ctx=(\d+)$/.exec(location.hash);
+    for (let r = 0; m && r < N; r++) if (val(r, 'id') === +m[1]) { detail(r); break; }
   }
 
   window.addEventListener('error', (ev) => {
