@@ -135,8 +135,9 @@
       return;
     }
     const w = 560, h = 200, l = 64, r = 10, tp = 10, b = 28;
-    const maxMs = Math.max(1, ...pts.map((p) => p.ms));
-    const maxY = Math.max(1, ...pts.map((p) => p.live));
+    const maxMs = Math.max(1, ...pts.map((p) => Math.max(p.ms, p.peakMs)));
+    const maxY = Math.max(1, ...pts.map((p) => Math.max(p.live, p.peak)));
+    const COLOURS = ['#4c78a8', '#f58518', '#54a24b', '#e45756', '#72b7b2', '#b279a2'];
     const X = (ms) => l + (w - l - r) * ms / maxMs;
     const Y = (v) => h - b - (h - b - tp) * v / maxY;
     const byPid = new Map();
@@ -148,17 +149,25 @@
     svg += '<text x="' + (l - 4) + '" y="' + (h - b) + '" text-anchor="end">0</text>';
     svg += '<text x="' + (w - r) + '" y="' + (h - 8) + '" text-anchor="end">' + fmtNum(maxMs) + ' ms</text>';
     svg += '<text x="' + l + '" y="' + (h - 8) + '">0 ms</text>';
+    let legend = '', k = 0;
     for (const [pid, list] of byPid) {
+      const colour = COLOURS[k++ % COLOURS.length];
       list.sort((a, b2) => a.ms - b2.ms);
-      svg += '<polyline class="line" points="' + list.map((p) => X(p.ms).toFixed(1) + ',' + Y(p.live).toFixed(1)).join(' ') + '"/>';
+      svg += '<polyline class="line" style="stroke:' + colour + '" points="' +
+        list.map((p) => X(p.ms).toFixed(1) + ',' + Y(p.live).toFixed(1)).join(' ') + '"/>';
       for (const p of list) {
-        svg += '<circle class="pt" r="3" cx="' + X(p.ms).toFixed(1) + '" cy="' + Y(p.live).toFixed(1) + '"><title>pid ' + pid +
+        svg += '<circle r="3" style="fill:' + colour + '" cx="' + X(p.ms).toFixed(1) + '" cy="' + Y(p.live).toFixed(1) + '"><title>pid ' + pid +
           ' dump ' + p.seq + ' (' + esc(REASONS[p.reason] || '?') + ') at ' + fmtNum(p.ms) + ' ms: ' + fmtBytes(p.live) +
           ' live in ' + fmtNum(p.count) + ' blocks</title></circle>';
       }
+      /* the highest peak any dump of the process recorded, which may fall between dumps */
+      const top = list.reduce((a, b2) => (b2.peak > a.peak ? b2 : a));
+      svg += '<circle r="4" style="fill:none;stroke:' + colour + ';stroke-width:1.5" cx="' + X(top.peakMs).toFixed(1) + '" cy="' +
+        Y(top.peak).toFixed(1) + '"><title>pid ' + pid + ' peak: ' + fmtBytes(top.peak) + ' at ' + fmtNum(top.peakMs) + ' ms</title></circle>';
+      legend += ' <span style="color:' + colour + '">&#9632; pid ' + pid + '</span>';
     }
     el.innerHTML = svg + '</svg><p class="muted">' + pts.length + ' dumps of ' + byPid.size + ' process' +
-      (byPid.size > 1 ? 'es' : '') + ': live bytes at each dump.</p>';
+      (byPid.size > 1 ? 'es' : '') + ': live bytes at each dump (dots), the peak (ring).' + legend + '</p>';
   }
 
   /* ---- size histogram: contexts by average block size, in powers of two ---- */
@@ -504,6 +513,46 @@
     for (let r = 0; m && r < N; r++) if (val(r, 'id') === +m[1]) { detail(r); break; }
   }
 
+  /* report.html#selftest: drives every control once (sort by each column both ways, filter,
+   * pages, details, each metric, zoom, hover) and says so in body data-selftest, so a
+   * headless browser test reaches the handlers too; any exception shows on the console. */
+  function selfTest() {
+    let steps = 0;
+    const th = () => $('ctx').tHead.querySelectorAll('th[data-key]');
+    for (let i = 0; i < th().length; i++) {
+      if (!th()[i].dataset.key) continue;
+      th()[i].click();
+      th()[i].click();
+      steps += 2;
+    }
+    if (N) {
+      table.filter = leafName(table.rows[0]).slice(0, 4);
+      tableFilter();
+      tableRender();
+      drawFlame();
+      table.filter = '';
+      tableFilter();
+      $('next').click();
+      $('prev').click();
+      $('ctx').tBodies[0].rows[0].click();
+      steps += 4;
+    }
+    const sel = $('metric'), canvas = $('flame'), first = sel.value;
+    for (const m of METRICS) {
+      sel.value = m[0];
+      sel.dispatchEvent(new Event('change'));
+      const r = canvas.getBoundingClientRect();
+      const at = { clientX: r.left + 4, clientY: r.top + ROW * 1.5, bubbles: true };
+      canvas.dispatchEvent(new MouseEvent('mousemove', at));
+      canvas.dispatchEvent(new MouseEvent('click', at));
+      $('flame-reset').click();
+      steps += 4;
+    }
+    sel.value = first;
+    sel.dispatchEvent(new Event('change'));
+    document.body.dataset.selftest = 'passed ' + steps;
+  }
+
   window.addEventListener('error', (ev) => {
     const e = $('error');
     e.hidden = false;
@@ -517,4 +566,5 @@
   /* for tests and bench/: the page is drawn, and how long the script took */
   document.body.dataset.ready = '1';
   document.body.dataset.renderMs = (performance.now() - t0).toFixed(0);
+  if (location.hash === '#selftest') selfTest();
 })();

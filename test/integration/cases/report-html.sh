@@ -9,14 +9,15 @@ CHROMIUM=$(command -v chromium || command -v chromium-browser)
 mkdir -p "$TMP/home"
 
 # page_load NAME HTML: HTML's DOM after its scripts ran into HTML.dom, Chromium's messages
-# into HTML.log, a screenshot into HTML.png. False (and a failed check NAME) when the page
-# logged anything (it never logs) or threw, or its script did not finish.
+# into HTML.log, a screenshot into HTML.png. The DOM is that of HTML#selftest, which has the
+# page work every control once (report.js, selfTest). False (and a failed check NAME) when the
+# page logged anything (it never logs) or threw, or its script or self-test did not finish.
 page_load() {
     local pname=$1 html=$2 st
     # HOME and a profile directory of the case's own: Chromium writes into both.
     HOME=$TMP/home timeout -k 5 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
         --user-data-dir="$TMP/chromium" --enable-logging=stderr --v=0 \
-        --dump-dom "file://$html" >"$html.dom" 2>"$html.log"
+        --dump-dom "file://$html#selftest" >"$html.dom" 2>"$html.log"
     st=$?
     HOME=$TMP/home timeout -k 5 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
         --user-data-dir="$TMP/chromium" --hide-scrollbars --screenshot="$html.png" \
@@ -25,8 +26,9 @@ page_load() {
         bad "$pname" "chromium: $(describe $st): $(grep -v dbus "$html.log" | head -c 300)"
     elif grep -q 'CONSOLE' "$html.log"; then
         bad "$pname" "console: $(grep 'CONSOLE' "$html.log" | head -3 | tr '\n' ' ' | head -c 400)"
-    elif ! grep -q '<body[^>]* data-ready="1"' "$html.dom"; then
-        bad "$pname" "the page's script did not finish: $(grep -o '<div id="error"[^<]*' "$html.dom")"
+    elif ! grep -q '<body[^>]* data-ready="1"' "$html.dom" ||
+        ! grep -q '<body[^>]* data-selftest="passed [1-9]' "$html.dom"; then
+        bad "$pname" "the page's script or self-test did not finish: $(grep -o '<body[^>]*>' "$html.dom")"
     elif [ ! -s "$html.png" ]; then
         bad "$pname" "no screenshot"
     else
@@ -72,6 +74,27 @@ else
                 grep -qF "$s" "$TMP/sites.html.dom" || miss="$miss $s"
             done
             if [ -z "$miss" ]; then ok "$name-content"; else bad "$name-content" "not in the page:$miss"; fi
+        fi
+    fi
+
+    # The chart of several dumps, drawn from data as the writer gives it for three dumps of
+    # two processes (the unit test test_html checks the writer's side).
+    name=html-chart
+    if [ -s "$TMP/sites.html" ]; then
+        python3 - "$TMP/sites.html" "$TMP/chart.html" <<'PY'
+import re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+pts = "[[10,1,100,1000,5,4096,4,90,2000],[10,2,200,3000,9,8192,4,190,3500],[11,1,150,500,2,100,2,150,500]]"
+page, n = re.subn(r'"timeline":\[\[[0-9,]*\]\]', '"timeline":' + pts, page)
+assert n == 1, "no timeline in the page"
+open(sys.argv[2], "w", encoding="utf-8").write(page)
+PY
+        if page_load "$name" "$TMP/chart.html"; then
+            if grep -q '<polyline' "$TMP/chart.html.dom" && grep -q '3 dumps of 2 processes' "$TMP/chart.html.dom"; then
+                ok "$name"
+            else
+                bad "$name" "no chart: $(grep -o '<div id="timeline">.\{0,200\}' "$TMP/chart.html.dom")"
+            fi
         fi
     fi
 
