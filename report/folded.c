@@ -2,36 +2,44 @@
  * input of flamegraph.pl, inferno and speedscope. */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hr_frames.h"
 #include "hr_output.h"
 
 /* A frame name with the bytes the format gives a meaning replaced: ';' separates frames and a
  * line ends the stack, so ';' becomes ':' and control characters '?'. Bytes that are not
- * UTF-8 become '?' too, since the consuming tools read text. */
-static void hr_folded_name(FILE *out, const char *s)
+ * UTF-8 become '?' too, since the consuming tools read text. Never longer than s: a malloc'ed
+ * copy, or NULL when out of memory. */
+static char *hr_folded_name(const char *s)
 {
     const unsigned char *u = (const unsigned char *)s;
-    size_t len = 0;
-    while (u[len])
-        len++;
+    size_t len = strlen(s), o = 0;
+    char *out = malloc(len + 1);
+    if (!out)
+        return NULL;
     for (size_t i = 0; i < len;) {
         size_t n = hr_utf8_seq_len(u + i, len - i);
         if (n == 0 || (n == 1 && (u[i] < 0x20 || u[i] == 0x7f))) {
-            fputc('?', out);
+            out[o++] = '?';
             i += n ? n : 1;
         } else if (u[i] == ';') {
-            fputc(':', out);
+            out[o++] = ':';
             i++;
         } else {
-            fwrite(u + i, 1, n, out);
+            memcpy(out + o, u + i, n);
+            o += n;
             i += n;
         }
     }
+    out[o] = 0;
+    return out;
 }
 
-/* The path of node, outermost frame first. path has room for t->nnodes entries. */
-static void hr_folded_path(FILE *out, const struct hr_ftab *t, uint32_t node, uint32_t *path)
+/* The path of node, outermost frame first, with names[] the frames' escaped names. path has
+ * room for t->nnodes entries. */
+static void hr_folded_path(FILE *out, const struct hr_ftab *t, char *const *names, uint32_t node,
+                           uint32_t *path)
 {
     size_t n = 0;
     for (; node; node = t->nodes[node].parent)
@@ -41,7 +49,7 @@ static void hr_folded_path(FILE *out, const struct hr_ftab *t, uint32_t node, ui
         return;
     }
     while (n-- > 0) {
-        hr_folded_name(out, t->strs[t->frames[t->nodes[path[n]].frame].name]);
+        fputs(names[t->nodes[path[n]].frame], out);
         if (n)
             fputc(';', out);
     }
@@ -87,15 +95,19 @@ int hr_write_folded(FILE *out, const struct hr_profile *p, const struct hr_outpu
     uint32_t *order = malloc((p->ncontexts + 1) * sizeof *order);
     uint32_t *path = malloc(t.nnodes * sizeof *path);
     uint8_t *done = calloc(t.nnodes, 1);
-    long n = val && base && order && path && done ? hr_folded_sum(p, &t, opts, val, base, order)
-                                                  : -1;
+    char **names = calloc(t.nframes + 1, sizeof *names);
+    long n = val && base && order && path && done && names
+                 ? hr_folded_sum(p, &t, opts, val, base, order) : -1;
+    for (size_t i = 0; n >= 0 && i < t.nframes; i++)
+        if (!(names[i] = hr_folded_name(t.strs[t.frames[i].name])))
+            n = -1;
     for (long i = 0; i < n; i++) {
         uint32_t node = order[i];
         /* A stack whose figures are all 0 adds nothing to a flame graph; leave it out. */
         if (done[node] || (!val[node] && !base[node]))
             continue;
         done[node] = 1;
-        hr_folded_path(out, &t, node, path);
+        hr_folded_path(out, &t, names, node, path);
         if (p->diff_base)
             fprintf(out, " %" PRId64, base[node]);
         fprintf(out, " %" PRId64 "\n", val[node]);
@@ -105,6 +117,9 @@ int hr_write_folded(FILE *out, const struct hr_profile *p, const struct hr_outpu
     free(order);
     free(path);
     free(done);
+    for (size_t i = 0; names && i < t.nframes; i++)
+        free(names[i]);
+    free(names);
     hr_ftab_free(&t);
     hr_symbolizer_free(sym);
     return n < 0 ? -1 : 0;
