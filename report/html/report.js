@@ -46,7 +46,7 @@
     return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
   }
   function fmtNum(n) {
-    return Math.round(n).toLocaleString('en-US');
+    return (Math.round(n) || 0).toLocaleString('en-US'); /* no "-0" */
   }
   function fmtBytes(n) {
     const sign = n < 0 ? '-' : '';
@@ -384,17 +384,19 @@
 
   /* ---- table of contexts: sorted, filtered, one page of rows in the DOM at a time ---- */
   const PAGE = 50;
+  /* title, key, unit, and whether a diff shows the column as a change (the others are the
+   * new profile's own figures, or ratios of changes, which mean nothing: shown as a dash) */
   const COLS = [
-    ['#', null, 'num'], ['function', 'fn', 'text'], ['bytes', 'alloc_bytes', 'bytes'], ['allocs', 'alloc_count', 'count'],
+    ['#', null, 'num'], ['function', 'fn', 'text'], ['bytes', 'alloc_bytes', 'bytes', 1], ['allocs', 'alloc_count', 'count', 1],
     ['avg size', 'avg', 'bytes'], ['min', 'min_size', 'bytes'], ['max', 'max_size', 'bytes'],
-    ['leaked', 'inuse_bytes', 'bytes'], ['at peak', 'peak_bytes', 'bytes'], ['accesses', 'accesses', 'count'],
+    ['leaked', 'inuse_bytes', 'bytes', 1], ['at peak', 'peak_bytes', 'bytes', 1], ['accesses', 'accesses', 'count', 1],
     ['avg lifetime', 'lifetime', 'ms'],
   ];
   if (D.access && D.hist.length) COLS.push(['access histogram', 'hist', 'text']);
   const table = { sortKey: 'alloc_bytes', asc: false, rows: [], page: 0, filter: '', sel: -1 };
   function cellValue(row, key) {
-    if (key === 'avg') { const n = val(row, 'alloc_count'); return n ? val(row, 'alloc_bytes') / n : 0; }
-    if (key === 'lifetime') { const n = val(row, 'alloc_count'); return n ? val(row, 'lifetime_ms') / n : 0; }
+    if (key === 'avg') { const n = val(row, 'alloc_count'); return n && !D.diff ? val(row, 'alloc_bytes') / n : 0; }
+    if (key === 'lifetime') { const n = val(row, 'alloc_count'); return n && !D.diff ? val(row, 'lifetime_ms') / n : 0; }
     if (key === 'fn') return leafName(row);
     if (key === 'hist') return hist.has(row) ? hist.get(row).length : 0;
     return val(row, key);
@@ -442,7 +444,11 @@
         if (c[1] === null) html += '<td class="num">' + (from + i + 1) + '</td>';
         else if (c[1] === 'fn') html += '<td class="fn" title="' + esc(leafName(r)) + '">' + esc(leafName(r)) + ' <span class="muted">' + esc(leafModule(r)) + '</span></td>';
         else if (c[1] === 'hist') html += '<td>' + (hist.has(r) ? '<canvas class="strip" data-hist="' + r + '"></canvas>' : '') + '</td>';
-        else { const v = cellValue(r, c[1]); html += '<td class="num">' + signed(v, fmtUnit(v, c[2])) + '</td>'; }
+        else if (D.diff && (c[1] === 'avg' || c[1] === 'lifetime')) html += '<td class="num muted">&ndash;</td>';
+        else {
+          const v = cellValue(r, c[1]), text = fmtUnit(v, c[2]);
+          html += '<td class="num">' + (c[3] ? signed(v, text) : text) + '</td>';
+        }
       }
       html += '</tr>';
     });

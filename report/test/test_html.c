@@ -160,6 +160,31 @@ START_TEST(timeline_of_inputs)
 }
 END_TEST
 
+/* A diff profile: the figures are new minus base, negative where the new one has less. */
+START_TEST(diff_rows)
+{
+    struct ht_buf b = {0};
+    ht_sample(&b);
+    struct hr_profile *base = parse_buf(&b, "base.hpf"), *p = parse_buf(&b, "new.hpf");
+    struct hr_context *c1 = hr_context_find(base, 1), *c2 = hr_context_find(base, 2);
+    c1->live.bytes += 500;     /* the new profile allocated 500 bytes less here */
+    c2->live.live_size = 100;  /* and leaked 100 bytes less here */
+    p->diff_base = base;
+    for (size_t i = 0; i < p->ncontexts; i++)
+        p->contexts[i].base = hr_context_find(base, p->contexts[i].context_id);
+    char *html = page(p, NULL, 0);
+    char *d = data_of(html);
+    ck_assert_ptr_nonnull(strstr(d, "\"diff\":1,"));
+    ck_assert_ptr_nonnull(strstr(d, "\"ctx\":[2,3,0,0,-100,0,0,0,0,0,8,2048,0,"
+                                    "1,2,-500,0,0,0,0,0,0,0,100,100,0]"));
+    free(d);
+    free(html);
+    drop(p);
+    drop(base);
+    free(b.data);
+}
+END_TEST
+
 /* 50,000 contexts (big_profile.h): the data holds each frame and path once, so the page
  * stays a few megabytes. */
 START_TEST(large_profile_stays_small)
@@ -187,6 +212,7 @@ int main(void)
     tcase_add_test(tc, self_contained);
     tcase_add_test(tc, strings_cannot_break_out);
     tcase_add_test(tc, timeline_of_inputs);
+    tcase_add_test(tc, diff_rows);
     tcase_add_test(tc, large_profile_stays_small);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

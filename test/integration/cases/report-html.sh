@@ -98,6 +98,35 @@ PY
         fi
     fi
 
+    # A diff page (figures new minus base, some negative) as the writer gives it for a
+    # profile made by --diff (test_html checks the writer's side): the flame graph's widths
+    # and colours, the signed table cells and the self-test on such data.
+    name=html-diff
+    if [ -s "$TMP/sites.html" ]; then
+        python3 - "$TMP/sites.html" "$TMP/diff.html" <<'PY'
+import json, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+head, rest = page.split('id="hp-data">', 1)
+data, tail = rest.split("</script>", 1)
+d = json.loads(data)
+d["diff"] = 1
+w = len(d["cols"])
+for r in range(len(d["ctx"]) // w):
+    if r % 2:  # odd rows shrank
+        for k in range(2, 10):
+            d["ctx"][r * w + k] = -d["ctx"][r * w + k]
+data = json.dumps(d, separators=(",", ":")).replace("<", "\\u003c")
+open(sys.argv[2], "w", encoding="utf-8").write(head + 'id="hp-data">' + data + "</script>" + tail)
+PY
+        if page_load "$name" "$TMP/diff.html"; then
+            if grep -q 'class="neg">-' "$TMP/diff.html.dom" && grep -q 'class="pos">+' "$TMP/diff.html.dom"; then
+                ok "$name"
+            else
+                bad "$name" "no signed cells in the table"
+            fi
+        fi
+    fi
+
     # Interval dumps of one run: the chart of the live heap over time has a point per dump.
     # The command line takes several profiles for html once they are merged (report-core);
     # until then it refuses them with one line, and this check says so.
