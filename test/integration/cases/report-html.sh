@@ -184,4 +184,12 @@ PY
     else
         bad "$name" "cannot build or run $gen"
     fi
+
+    # A profile without contexts: every part of the page copes with nothing to show.
+    name=html-empty
+    if [ -x "$gen" ] && "$gen" "$TMP/empty.hpf" 0 && "$REPORT" -f html -o "$TMP/empty.html" "$TMP/empty.hpf" 2>"$TMP/empty.err"; then
+        page_load "$name" "$TMP/empty.html" && ok "$name"
+    else
+        bad "$name" "no page: $(head -c 300 "$TMP/empty.err" 2>/dev/null)"
+    fi
 fi
