@@ -166,7 +166,8 @@ static void hr_html_contexts(FILE *out, const struct hr_profile *p, const struct
     putc(']', out);
 }
 
-/* One point per loaded profile: the heap of each dump, for the chart over time. */
+/* One point per loaded profile: the heap of each dump, for the chart over time. The process's
+ * start in ms of the wall clock puts the dumps of several processes on one time axis. */
 static void hr_html_timeline(FILE *out, const struct hr_profile *p,
                              const struct hr_output_opts *opts)
 {
@@ -182,10 +183,11 @@ static void hr_html_timeline(FILE *out, const struct hr_profile *p,
         const struct hr_profile *q = v[i];
         fprintf(out,
                 "%s[%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 "]",
+                ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]",
                 i ? "," : "", q->process.pid, q->process.dump_seq, q->process.dump_ms,
                 q->summary.live_size, q->summary.live_count, q->summary.total_bytes,
-                q->process.dump_reason, q->summary.peak_ms, q->summary.peak_live_size);
+                q->process.dump_reason, q->summary.peak_ms, q->summary.peak_live_size,
+                q->process.start_unix_ns / 1000000);
     }
     putc(']', out);
 }

@@ -13,7 +13,8 @@
  *                       is the node of its whole stack
  *   hist                [row, [count per granule...]] for contexts with an access histogram
  *   timeline            per loaded profile: pid, dump_seq, dump_ms, live_size, live_count,
- *                       total_bytes, dump_reason, peak_ms, peak_live_size
+ *                       total_bytes, dump_reason, peak_ms, peak_live_size, start_unix_ms
+ *                       (the process's start; *_ms count from it)
  */
 'use strict';
 (function () {
@@ -125,7 +126,10 @@
 
   /* ---- live heap over time (one SVG line per process) ---- */
   function timeline() {
-    const pts = D.timeline.map((t) => ({ pid: t[0], seq: t[1], ms: t[2], live: t[3], count: t[4], reason: t[6], peakMs: t[7], peak: t[8] }));
+    /* times from the start of the first process, so several processes share the axis */
+    const t0ms = Math.min(...D.timeline.map((t) => t[9]));
+    const pts = D.timeline.map((t) => ({ pid: t[0], seq: t[1], ms: t[9] - t0ms + t[2], live: t[3], count: t[4], reason: t[6],
+      peakMs: t[9] - t0ms + t[7], peak: t[8] }));
     const el = $('timeline');
     if (pts.length < 2) {
       const t = pts[0];

@@ -95,7 +95,7 @@ START_TEST(self_contained)
     ck_assert_ptr_nonnull(strstr(d, "\"ctx\":[2,3,3096,20,0,0,0,0,0,10,8,2048,0,"
                                     "1,2,1000,10,500,5,400,4,0,50,100,100,0]"));
     ck_assert_ptr_nonnull(strstr(d, "\"hist\":[]"));
-    ck_assert_ptr_nonnull(strstr(d, "\"timeline\":[[1234,0,2000,500,5,4096,1,1500,2048]]"));
+    ck_assert_ptr_nonnull(strstr(d, "\"timeline\":[[1234,0,2000,500,5,4096,1,1500,2048,1000]]"));
     free(d);
     free(html);
     drop(p);
@@ -150,9 +150,9 @@ START_TEST(timeline_of_inputs)
     }
     char *html = page(v[2], v, 3);
     char *d = data_of(html);
-    ck_assert_ptr_nonnull(strstr(d, "\"timeline\":[[1234,1,100,1000,5,4096,1,1500,2048],"
-                                    "[1234,2,200,2000,5,4096,1,1500,2048],"
-                                    "[1234,3,300,3000,5,4096,1,1500,2048]]"));
+    ck_assert_ptr_nonnull(strstr(d, "\"timeline\":[[1234,1,100,1000,5,4096,1,1500,2048,1000],"
+                                    "[1234,2,200,2000,5,4096,1,1500,2048,1000],"
+                                    "[1234,3,300,3000,5,4096,1,1500,2048,1000]]"));
     free(d);
     free(html);
     for (int i = 0; i < 3; i++)

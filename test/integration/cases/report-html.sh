@@ -84,13 +84,15 @@ else
         python3 - "$TMP/sites.html" "$TMP/chart.html" <<'PY'
 import re, sys
 page = open(sys.argv[1], encoding="utf-8").read()
-pts = "[[10,1,100,1000,5,4096,4,90,2000],[10,2,200,3000,9,8192,4,190,3500],[11,1,150,500,2,100,2,150,500]]"
+# pid 11 started 50 ms after pid 10: its dump at 100 ms of its own is at 150 ms on the axis
+pts = "[[10,1,100,1000,5,4096,4,90,2000,7000],[10,2,200,3000,9,8192,4,190,3500,7000],[11,1,100,500,2,100,2,100,500,7050]]"
 page, n = re.subn(r'"timeline":\[\[[0-9,]*\]\]', '"timeline":' + pts, page)
 assert n == 1, "no timeline in the page"
 open(sys.argv[2], "w", encoding="utf-8").write(page)
 PY
         if page_load "$name" "$TMP/chart.html"; then
-            if grep -q '<polyline' "$TMP/chart.html.dom" && grep -q '3 dumps of 2 processes' "$TMP/chart.html.dom"; then
+            if grep -q '<polyline' "$TMP/chart.html.dom" && grep -q '3 dumps of 2 processes' "$TMP/chart.html.dom" &&
+                grep -qF 'pid 11 dump 1 (heapprof_dump()) at 150 ms' "$TMP/chart.html.dom"; then
                 ok "$name"
             else
                 bad "$name" "no chart: $(grep -o '<div id="timeline">.\{0,200\}' "$TMP/chart.html.dom")"
