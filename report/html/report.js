@@ -342,6 +342,7 @@
       }
     }
     flame.rects = rects;
+    document.body.dataset.flameFrames = rects.length; /* for tests: how many frames were drawn */
     const m = METRICS.find((q) => q[0] === flame.metric);
     $('flame-info').textContent = (z ? 'zoomed into ' + flameLabel(z) + ': ' : 'total: ') +
       fmtUnit(flame.width[z], m[2]) + (D.diff ? ' changed (net ' + fmtUnit(flame.signed[z], m[2]) + ')' : '');

@@ -67,8 +67,11 @@ else
         elif page_load "$name" "$TMP/sites.html"; then
             ok "$name"
             top_fn_is "$name-top" "$TMP/sites.html" "$TMP/sites.json"
-            # the table's first page lists the sites, the flame graph's metrics are offered
+            # the flame graph drew the root, _start .. main and the sites; the table's first
+            # page lists the sites; the flame graph's metrics are offered
             miss=""
+            frames=$(grep -o '<body[^>]* data-flame-frames="[0-9]*"' "$TMP/sites.html.dom" | sed 's/.*="//;s/"//')
+            [ "${frames:-0}" -ge 12 ] || miss=" (a flame graph of ${frames:-no} frames)"
             for s in site_peak site_after_peak site_thread site_leak site_short site_memalign_leak \
                 '<option value="inuse_bytes">' '<option value="accesses">' 'id="ctx-count">12 contexts<'; do
                 grep -qF "$s" "$TMP/sites.html.dom" || miss="$miss $s"
@@ -147,6 +150,27 @@ PY
             else
                 bad "$name" "no chart of $(($# + 1)) dumps: $(grep -o '<div id="timeline">.\{0,200\}' "$TMP/tl.html.dom")"
             fi
+        fi
+    fi
+
+    # An access profile (test/access/patterns.c built by heapprof-cc with gcc's callbacks):
+    # the table shows the contexts' access histograms as strips.
+    name=html-access
+    if [ ! -e "$BUILD/libheapprof_rt.a" ]; then
+        bad "$name" "$BUILD/libheapprof_rt.a is missing (make all)"
+    elif ! HEAPPROF_CC=gcc "$ROOT/scripts/heapprof-cc" -O2 -g -o "$TMP/patterns" "$ROOT/test/access/patterns.c" \
+        "$ROOT/test/access/access_lib.c" 2>"$TMP/acc.err"; then
+        bad "$name" "heapprof-cc: $(head -c 300 "$TMP/acc.err")"
+    elif ! (cd "$TMP" && timeout -k 5 120 "$ROOT/scripts/heapprof-run" -q -o "$TMP/acc.%p.hpf" ./patterns >/dev/null 2>"$TMP/acc.err"); then
+        bad "$name" "heapprof-run: $(head -c 300 "$TMP/acc.err")"
+    elif ! "$REPORT" -f html -o "$TMP/acc.html" "$TMP"/acc.*.hpf 2>"$TMP/acc.err"; then
+        bad "$name" "heapprof-report failed: $(head -c 300 "$TMP/acc.err")"
+    elif page_load "$name" "$TMP/acc.html"; then
+        strips=$(grep -o '<canvas class="strip" data-hist=' "$TMP/acc.html.dom" | wc -l)
+        if [ "$strips" -ge 3 ] && grep -q 'access profiling</td><td>gcc' "$TMP/acc.html.dom"; then
+            ok "$name"
+        else
+            bad "$name" "$strips histogram strips, access line: $(grep -o 'access profiling</td><td>[^<]*' "$TMP/acc.html.dom")"
         fi
     fi
 
