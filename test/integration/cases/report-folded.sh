@@ -68,6 +68,16 @@ if have_prog "$name" "$sites" && run "$name" "" "$sites"; then
     else
         bad "$name-order" "$(grep site_leak "$TMP/bytes.folded" | head -c 300)"
     fi
+    # The renderers themselves where one is installed (none is packaged in Debian).
+    for tool in flamegraph.pl inferno-flamegraph; do
+        if ! command -v $tool >/dev/null; then
+            skip "$name-$tool" "$tool not installed"
+        elif $tool "$TMP/bytes.folded" >"$TMP/$tool.svg" 2>"$TMP/$tool.err" && grep -q 'site_peak' "$TMP/$tool.svg"; then
+            ok "$name-$tool"
+        else
+            bad "$name-$tool" "no SVG with site_peak: $(head -c 300 "$TMP/$tool.err")"
+        fi
+    done
     "$REPORT" --format folded --metric nonsense "$prof" >/dev/null 2>"$TMP/bad.err"
     st=$?
     if [ $st = 2 ] && grep -qx "heapprof-report: unknown metric 'nonsense' (try --help)" "$TMP/bad.err"; then
