@@ -56,7 +56,7 @@ TEST_OBJS := $(patsubst %.c,$(BUILD)/tobj/%.o,$(filter-out $(ENTRY_SRCS),$(SHIM_
 
 # The report tool: ordinary C, links elfutils' libdw for DWARF symbolisation.
 REPORT_CFLAGS := $(OPT) $(WARN) -std=gnu11 -D_GNU_SOURCE -Ishim -Ireport
-REPORT_LIBS   := -ldw -lelf -lm
+REPORT_LIBS   := -ldw -lelf -lm -lz
 # shim/format/hib.c: the reader merges HIB records with the same code the shim merges them with.
 REPORT_SRCS   := $(wildcard report/*.c) shim/format/hib.c
 REPORT_LIB_SRCS := $(filter-out report/main.c,$(REPORT_SRCS))

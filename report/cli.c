@@ -9,13 +9,14 @@
 #include "hr_output.h"
 #include "hr_profile.h"
 
-enum hr_format { HR_FORMAT_TEXT, HR_FORMAT_JSON };
+enum hr_format { HR_FORMAT_TEXT, HR_FORMAT_JSON, HR_FORMAT_PPROF, HR_FORMAT_DHAT };
 
 static const char hr_usage[] =
     "usage: heapprof-report [OPTIONS] PROFILE.hpf...\n"
-    "Print heapprof profiles as a readable report or as JSON.\n"
+    "Print heapprof profiles as a readable report, as JSON, or for other viewers.\n"
     "\n"
-    "  -f, --format text|json  output format (default text)\n"
+    "  -f, --format FORMAT     output format: text (default), json, pprof (gzipped\n"
+    "                          profile.proto for go tool pprof), dhat (for DHAT's viewer)\n"
     "  -o, --output FILE       write to FILE instead of standard output\n"
     "  -n, --top N             show the first N contexts of each profile (0 = all; default:\n"
     "                          20 in text, all in JSON)\n"
@@ -74,8 +75,13 @@ static int hr_write_all(FILE *out, struct hr_profile *profiles, int n, enum hr_f
         return -1;
     for (int i = 0; i < n; i++)
         v[i] = &profiles[i];
-    int r = format == HR_FORMAT_JSON ? hr_write_json(out, v, (size_t)n, opts)
-                                     : hr_write_text(out, v, (size_t)n, opts);
+    int r;
+    switch (format) {
+    case HR_FORMAT_JSON: r = hr_write_json(out, v, (size_t)n, opts); break;
+    case HR_FORMAT_PPROF: r = hr_write_pprof(out, v[0], opts); break;
+    case HR_FORMAT_DHAT: r = hr_write_dhat(out, v[0], opts); break;
+    default: r = hr_write_text(out, v, (size_t)n, opts); break;
+    }
     free(v);
     return r;
 }
@@ -107,6 +113,10 @@ static int hr_parse_args(int argc, char **argv, struct hr_args *a, FILE *out, FI
                 a->format = HR_FORMAT_TEXT;
             else if (strcmp(optarg, "json") == 0)
                 a->format = HR_FORMAT_JSON;
+            else if (strcmp(optarg, "pprof") == 0)
+                a->format = HR_FORMAT_PPROF;
+            else if (strcmp(optarg, "dhat") == 0)
+                a->format = HR_FORMAT_DHAT;
             else
                 return hr_usage_error(err, "unknown format", optarg);
             break;
@@ -143,6 +153,12 @@ static int hr_parse_args(int argc, char **argv, struct hr_args *a, FILE *out, FI
 static int hr_output(struct hr_profile *profiles, int n, const struct hr_args *a, FILE *out,
                      FILE *err)
 {
+    /* DHAT has no negative figures: a diff (p->diff_base, --diff) cannot be shown in it. */
+    if (a->format == HR_FORMAT_DHAT && profiles[0].diff_base) {
+        fputs("heapprof-report: --format dhat cannot show a diff (DHAT has no negative figures)\n",
+              err);
+        return HR_EXIT_USAGE;
+    }
     FILE *dst = out;
     if (a->output) {
         dst = fopen(a->output, "w");
@@ -177,6 +193,12 @@ int hr_cli_run(int argc, char **argv, FILE *out, FILE *err)
     int n = argc - optind;
     if (n <= 0) {
         fputs("heapprof-report: no profile given (try --help)\n", err);
+        return HR_EXIT_USAGE;
+    }
+    /* The export formats hold one profile; several are merged into one first (not yet). */
+    if (n > 1 && (a.format == HR_FORMAT_PPROF || a.format == HR_FORMAT_DHAT)) {
+        fprintf(err, "heapprof-report: --format %s takes one profile, %d given (try --help)\n",
+                a.format == HR_FORMAT_PPROF ? "pprof" : "dhat", n);
         return HR_EXIT_USAGE;
     }
     struct hr_profile *profiles = calloc((size_t)n, sizeof *profiles);

@@ -23,6 +23,15 @@ int hr_write_json(FILE *out, struct hr_profile *const *profiles, size_t n,
 int hr_write_text(FILE *out, struct hr_profile *const *profiles, size_t n,
                   const struct hr_output_opts *opts);
 
+/* Export formats: ONE profile each (cli.c merges several first). Return 0, or -1 when out of
+ * memory; output errors are left for the caller's ferror/fclose. */
+/* pprof (pprof_out.c): a gzipped profile.proto with a sample per context. */
+int hr_write_pprof(FILE *out, const struct hr_profile *p, const struct hr_output_opts *opts);
+/* DHAT (dhat_out.c): the JSON of Valgrind's DHAT, version 2, mode "heap", for dh_view.html.
+ * DHAT has no negative figures: a diff profile (p->diff_base) is written with each
+ * context's own figures, and heapprof-report refuses --diff with --format dhat. */
+int hr_write_dhat(FILE *out, const struct hr_profile *p, const struct hr_output_opts *opts);
+
 /* A JSON string literal with quotes. Bytes that are not valid UTF-8 become \ufffd; control
  * characters are escaped. */
 void hr_json_string(FILE *out, const char *s, size_t len);
