@@ -143,38 +143,55 @@ static void hr_dhat_add(struct hr_dhat_pp *pp, const struct hr_context *c)
     pp->wb += h->total_write_count * HR_DHAT_ACCESS_BYTES;
 }
 
-/* DHAT's per-byte access counts of a context whose blocks all have one size up to 1024 bytes
- * and whose histogram covers them. A granule's count is spread evenly over its bytes of the
- * block, each access counting up to 8 bytes: a byte gets count * min(8, bytes) / bytes,
- * rounded up so any access shows. Runs of 3 or more equal values are written as DHAT's
- * run-length pairs (-repeats, value). */
+/* DHAT's per-byte access counts, for a context whose blocks all have one size up to 1024
+ * bytes, all within the histogram bound. Histogram bin g counts the accesses to the g-th
+ * 64-byte granule of the address space that a block overlaps, and a block starts at offset
+ * r = 0 or 32 of its first granule (user pointers are 32-byte aligned: docs/FORMAT.md), so
+ * bin g holds block bytes [64g - r, 64g - r + 64). r is taken as 32 when the histogram has a
+ * bin more than a block starting at 0 could touch, else 0: exact when a context's blocks share
+ * their offset, a blur of 32 bytes where they do not. A bin's count is spread evenly over its
+ * bytes of the block, an access counting up to 8 bytes: a byte gets count * min(8, bytes) /
+ * bytes, rounded up so any access shows, latched at 0xffff. Written as DHAT's run-length
+ * pairs (-repeats, value) for runs of 3 or more bytes. */
+static void hr_dhat_acc_run(FILE *out, uint64_t v, uint64_t n, int *first)
+{
+    if (n >= 3) {
+        fprintf(out, "%s-%" PRIu64 ",%" PRIu64, *first ? "" : ",", n, v);
+        *first = 0;
+        return;
+    }
+    for (uint64_t k = 0; k < n; k++, *first = 0)
+        fprintf(out, "%s%" PRIu64, *first ? "" : ",", v);
+}
+
 static void hr_dhat_acc(FILE *out, const struct hr_profile *p, const struct hr_context *c)
 {
     const struct hpf_hib *h = &c->hib;
-    uint32_t gran = hr_access_granule(p);
-    uint64_t size = h->max_size;
-    if (!p->access.present || !c->hist_bins || !h->alloc_count || h->min_size != size ||
-        size == 0 || size > HR_DHAT_ACC_MAX_SIZE || (size + gran - 1) / gran > c->hist_bins)
+    uint64_t gran = hr_access_granule(p), size = h->max_size;
+    uint64_t bound = (uint64_t)p->access.rec.hist_bins * gran; /* largest histogrammed block */
+    if (!p->access.present || !h->alloc_count || h->min_size != size || size == 0 ||
+        size > HR_DHAT_ACC_MAX_SIZE || size + gran / 2 > bound || gran < 16)
         return;
+    uint64_t r = c->hist_bins > (size + gran - 1) / gran ? gran / 2 : 0;
     fputs(",\"acc\":[", out);
-    uint64_t i = 0;
     int first = 1;
-    while (i < size) {
-        uint64_t g = i / gran, bytes = size - g * gran < gran ? size - g * gran : gran;
+    uint64_t run_v = 0, run_n = 0; /* the run being gathered: run_n bytes of value run_v */
+    for (uint64_t g = 0; g * gran < size + r; g++) {
+        uint64_t lo = g * gran > r ? g * gran - r : 0;
+        uint64_t hi = (g + 1) * gran - r < size ? (g + 1) * gran - r : size;
+        uint64_t bytes = hi - lo, count = g < c->hist_bins ? c->hist[g] : 0;
         uint64_t w = bytes < HR_DHAT_ACCESS_BYTES ? bytes : HR_DHAT_ACCESS_BYTES;
-        uint64_t v = (c->hist[g] * w + bytes - 1) / bytes;
+        uint64_t v = (count * w + bytes - 1) / bytes;
         if (v > HR_DHAT_ACC_LATCH)
             v = HR_DHAT_ACC_LATCH;
-        /* The bytes of this granule share v: one run, cut at the granule's end. */
-        uint64_t run = (g + 1) * gran < size ? (g + 1) * gran - i : size - i;
-        if (run >= 3)
-            fprintf(out, "%s-%" PRIu64 ",%" PRIu64, first ? "" : ",", run, v);
-        else
-            for (uint64_t k = 0; k < run; k++)
-                fprintf(out, "%s%" PRIu64, first && k == 0 ? "" : ",", v);
-        first = 0;
-        i += run;
+        if (run_n && v != run_v) {
+            hr_dhat_acc_run(out, run_v, run_n, &first);
+            run_n = 0;
+        }
+        run_v = v;
+        run_n += bytes;
     }
+    hr_dhat_acc_run(out, run_v, run_n, &first);
     fputc(']', out);
 }
 
@@ -211,7 +228,8 @@ static int hr_dhat_pp(FILE *out, struct hr_dhat *d, struct hr_context *const *v,
     return 0;
 }
 
-/* The header: mode, units, command line, pid, times. */
+/* The header: mode, units, command line, pid, times. The program's time (te) is at least one
+ * tick of the clock: the viewer divides by it for rates. */
 static void hr_dhat_header(FILE *out, const struct hr_profile *p)
 {
     fprintf(out, "{\"dhatFileVersion\":2,\n\"mode\":\"heap\",\n\"verb\":\"Allocated\",\n"
@@ -233,7 +251,7 @@ static void hr_dhat_header(FILE *out, const struct hr_profile *p)
     hr_json_string(out, cmd ? cmd : "", at);
     free(cmd);
     fprintf(out, ",\n\"pid\":%" PRIu32 ",\n\"te\":%" PRIu64 ",\n\"tg\":%" PRIu64 ",\n\"pps\":[",
-            p->process.pid, p->process.dump_ms * HR_DHAT_US_PER_MS,
+            p->process.pid, (p->process.dump_ms ? p->process.dump_ms : 1) * HR_DHAT_US_PER_MS,
             p->summary.peak_ms * HR_DHAT_US_PER_MS);
 }
 
