@@ -6,8 +6,10 @@
 int hr_gzip_write(FILE *out, const uint8_t *data, size_t n)
 {
     z_stream z = {0};
-    /* windowBits 15 + 16: zlib writes the gzip header and trailer itself. */
-    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    /* windowBits 15 + 16: zlib writes the gzip header and trailer itself. Level 1, as Go's
+     * runtime/pprof writes its profiles: a python3 profile's pprof output takes a third of the
+     * time of level 6 for 20% more bytes (docs/REPORT.md, "pprof"). */
+    if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
         return -1;
     uint8_t chunk[1 << 16];
     int flush;
