@@ -253,7 +253,7 @@ static void hr_pprof_label(struct hr_pprof *w, const char *key, int64_t num, con
 
 /* One Sample for a context, unless every value is 0 (nothing to show, in a diff: no change).
  * Labels: "bytes", the average size of its blocks (as Go's heap profiles label a sample with
- * its object size, so -tagfocus=bytes:1k: selects by size), and "context", its id in the
+ * its object size, so -tagfocus=bytes=1kb: selects by size), and "context", its id in the
  * JSON and text reports. */
 static void hr_pprof_sample(struct hr_pprof *w, const struct hr_context *c)
 {
