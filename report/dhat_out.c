@@ -34,18 +34,21 @@ struct hr_dhat {
 };
 
 /* One frame in DHAT's words: "0xADDR: function (file:line)", or "(in module)" without a
- * source line, "???" for an unknown function. */
-static void hr_dhat_frame_text(char *buf, size_t size, const struct hr_frame *g)
+ * source line, "???" for an unknown function. A malloc'ed string, NULL when out of memory. */
+static char *hr_dhat_frame_text(const struct hr_frame *g)
 {
     const char *file = strrchr(g->file, '/');
     file = file ? file + 1 : g->file; /* DHAT shows file names without their directory */
     const char *fn = g->function[0] ? g->function : "???";
+    char *s = NULL;
+    int r;
     if (g->file[0] && g->line)
-        snprintf(buf, size, "0x%" PRIx64 ": %s (%s:%d)", g->pc, fn, file, g->line);
+        r = asprintf(&s, "0x%" PRIx64 ": %s (%s:%d)", g->pc, fn, file, g->line);
     else if (g->module[0])
-        snprintf(buf, size, "0x%" PRIx64 ": %s (in %s)", g->pc, fn, g->module);
+        r = asprintf(&s, "0x%" PRIx64 ": %s (in %s)", g->pc, fn, g->module);
     else
-        snprintf(buf, size, "0x%" PRIx64 ": %s", g->pc, fn);
+        r = asprintf(&s, "0x%" PRIx64 ": %s", g->pc, fn);
+    return r < 0 ? NULL : s;
 }
 
 static int hr_dhat_push_frame(struct hr_dhat *d, uint32_t f)
@@ -87,9 +90,9 @@ static int64_t hr_dhat_chain(struct hr_dhat *d, uint64_t pc, uint32_t *n)
     hr_symbolize(d->sym, pc, &f);
     size_t at = d->nframes;
     for (const struct hr_frame *g = &f; g; g = g->next) {
-        char text[1024];
-        hr_dhat_frame_text(text, sizeof text, g);
-        int64_t i = hr_strtab_addz(&d->ftbl, text);
+        char *text = hr_dhat_frame_text(g);
+        int64_t i = text ? hr_strtab_addz(&d->ftbl, text) : -1;
+        free(text);
         if (i < 0 || hr_dhat_push_frame(d, (uint32_t)i))
             return -1;
     }
@@ -230,7 +233,7 @@ static int hr_dhat_pp(FILE *out, struct hr_dhat *d, struct hr_context *const *v,
 
 /* The header: mode, units, command line, pid, times. The program's time (te) is at least one
  * tick of the clock: the viewer divides by it for rates. */
-static void hr_dhat_header(FILE *out, const struct hr_profile *p)
+static int hr_dhat_header(FILE *out, const struct hr_profile *p)
 {
     fprintf(out, "{\"dhatFileVersion\":2,\n\"mode\":\"heap\",\n\"verb\":\"Allocated\",\n"
                  "\"bklt\":true,\n\"bkacc\":%s,\n\"tu\":\"\xc2\xb5s\",\n\"Mtu\":\"s\",\n"
@@ -241,18 +244,21 @@ static void hr_dhat_header(FILE *out, const struct hr_profile *p)
     for (uint32_t i = 0; i < p->process.argc; i++)
         len += p->argv[i].len + 1;
     char *cmd = malloc(len + 1);
+    if (!cmd)
+        return -1;
     size_t at = 0;
-    for (uint32_t i = 0; cmd && i < p->process.argc; i++) {
+    for (uint32_t i = 0; i < p->process.argc; i++) {
         if (i)
             cmd[at++] = ' ';
         memcpy(cmd + at, p->argv[i].ptr, p->argv[i].len);
         at += p->argv[i].len;
     }
-    hr_json_string(out, cmd ? cmd : "", at);
+    hr_json_string(out, cmd, at);
     free(cmd);
     fprintf(out, ",\n\"pid\":%" PRIu32 ",\n\"te\":%" PRIu64 ",\n\"tg\":%" PRIu64 ",\n\"pps\":[",
             p->process.pid, (p->process.dump_ms ? p->process.dump_ms : 1) * HR_DHAT_US_PER_MS,
             p->summary.peak_ms * HR_DHAT_US_PER_MS);
+    return 0;
 }
 
 static void hr_dhat_free(struct hr_dhat *d)
@@ -279,8 +285,7 @@ int hr_write_dhat(FILE *out, const struct hr_profile *p, const struct hr_output_
     if (opts->json_top && opts->json_top < n)
         n = opts->json_top; /* --top N: the first N by --sort, as in JSON */
     qsort(v, n, sizeof *v, hr_stack_cmp);
-    hr_dhat_header(out, p);
-    int first = 1, r = 0;
+    int first = 1, r = hr_dhat_header(out, p);
     for (size_t i = 0, j; i < n && r == 0; i = j) {
         for (j = i + 1; j < n && hr_same_stack(v[i], v[j]); j++)
             ;
