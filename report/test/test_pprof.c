@@ -418,6 +418,31 @@ START_TEST(diff_values)
 }
 END_TEST
 
+/* A profile without contexts is still a whole Profile: the types, no sample. */
+START_TEST(no_contexts)
+{
+    struct ht_buf b = {0};
+    struct hpf_process pr = {.pid = 3, .argc = 0};
+    ht_file_header(&b);
+    ht_process(&b, &pr, "glibc", "/bin/x", NULL);
+    struct hpf_summary sum = {0};
+    ht_record(&b, HPF_REC_SUMMARY, &sum, sizeof sum);
+    ht_end(&b);
+    struct hr_profile *p = parse_buf(&b);
+    struct prof d;
+    write_pprof(&d, p, HR_SORT_TOTAL_SIZE);
+    ck_assert_uint_eq(d.ntypes, 8);
+    ck_assert_uint_eq(d.nsamples, 0);
+    ck_assert_uint_eq(d.nlocs, 0);
+    ck_assert_uint_eq(d.nmaps, 0);
+    ck_assert(str_is(&d, d.default_type, "alloc_space"));
+    free(d.raw);
+    hr_profile_free(p);
+    free(p);
+    free(b.data);
+}
+END_TEST
+
 START_TEST(cli_one_profile)
 {
     struct ht_buf b = {0};
@@ -460,6 +485,7 @@ int main(void)
     tcase_add_test(tc, interning);
     tcase_add_test(tc, profile_fields);
     tcase_add_test(tc, diff_values);
+    tcase_add_test(tc, no_contexts);
     tcase_add_test(tc, cli_one_profile);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);

@@ -11,12 +11,17 @@ mkdir -p "$HOME" "$PPROF_TMPDIR"
 # -symbolize=none: the profile comes symbolised; pprof must not look for binaries or servers.
 pprof() { go tool pprof -symbolize=none "$@" 2>&1; }
 
-# pprof_checks NAME PROFILE [check_export.py options...]: the pprof and JSON reports of PROFILE,
-# -raw against the JSON; $TMP/NAME.pb.gz stays for more checks.
+# pprof_checks NAME PROFILE [check_export.py options...] [--sort KEY]: the pprof (in --sort
+# KEY's order) and JSON reports of PROFILE, -raw against the JSON; $TMP/NAME.pb.gz stays for
+# more checks.
 pprof_checks() {
-    local name=$1 prof=$2 msg
+    local name=$1 prof=$2 msg sort=total_size
     shift 2
-    if [ -z "$prof" ] || ! "$REPORT" --format pprof -o "$TMP/$name.pb.gz" "$prof" 2>"$TMP/$name.err" ||
+    if [ "${*: -2:1}" = --sort ]; then
+        sort=${*: -1}
+        set -- "${@:1:$(($# - 2))}"
+    fi
+    if [ -z "$prof" ] || ! "$REPORT" --format pprof --sort "$sort" -o "$TMP/$name.pb.gz" "$prof" 2>"$TMP/$name.err" ||
         ! "$REPORT" --format json -o "$TMP/$name.json" "$prof" 2>>"$TMP/$name.err"; then
         bad "$name" "no profile or heapprof-report failed: $(head -c 300 "$TMP/$name.err")"
         return 1
@@ -96,6 +101,20 @@ elif have_shim report-pprof; then
         fi
     else
         bad pprof-inlined "cannot build test/profiling/inlined.c"
+    fi
+    # Access data: test/access/patterns.c built by heapprof-cc (gcc mode); site_readheavy's 4
+    # blocks take 6464 accesses (test/access/patterns.expected).
+    . "$ROOT/test/access/e2e_lib.sh"
+    d=$TMP/pprof-patterns
+    mkdir -p "$d"
+    if ! HEAPPROF_CC=gcc "$HEAPPROF_CC" -O2 -fPIC -c -o "$d/access_lib.o" "$ACCESS_SRC/access_lib.c" 2>"$d/build.err" ||
+        ! HEAPPROF_CC=gcc "$HEAPPROF_CC" -shared -o "$d/libaccess_lib.so" "$d/access_lib.o" 2>>"$d/build.err" ||
+        ! HEAPPROF_CC=gcc "$HEAPPROF_CC" -O2 -g -o "$d/patterns" "$ACCESS_SRC/patterns.c" -L"$d" \
+            -laccess_lib -Wl,-rpath,"$d" 2>>"$d/build.err"; then
+        bad pprof-patterns "heapprof-cc: $(head -c 300 "$d/build.err" | tr '\n' '|')"
+    elif access_profile pprof-patterns "$d" "$d/patterns" &&
+        pprof_checks pprof-patterns "$(ls "$d"/p.*.hpf)" --default accesses --sort total_access_count; then
+        top_has pprof-top-accesses '^ +6464 .* site_readheavy$' -sample_index=accesses "$TMP/pprof-patterns.pb.gz"
     fi
     # A real program: sqlite3 building, indexing and querying a table.
     if command -v sqlite3 >/dev/null 2>&1; then
