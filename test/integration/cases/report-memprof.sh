@@ -7,7 +7,8 @@
 # program's raw profile from LLVM's own runtime (clang-16 -fmemory-profile) shows; clang-16
 # -fprofile-use takes the indexed data and marks the cold and the hot operator new
 # (test/integration/memprof_use.cc); Lua built non-PIE from its sources; and a PIE program
-# (Debian's sqlite3) is refused in one line. Skipped without llvm-profdata-16 (Debian llvm-16).
+# (Debian's sqlite3) is refused in one line, and so is a terminal as output. Skipped without
+# llvm-profdata-16 (Debian llvm-16).
 . "$ROOT/test/access/e2e_lib.sh"
 PROFDATA=llvm-profdata-16
 SITES=$ROOT/test/integration/memprof_sites.py
@@ -162,10 +163,27 @@ mp_pie() {
     fi
 }
 
+# mp_tty: binary data never goes to a terminal (script(1) gives the tool one): one line, status
+# 2, nothing written.
+mp_tty() {
+    local d=$TMP/memprof-alloc out
+    if ! command -v script >/dev/null 2>&1; then
+        skip memprof-tty "script(1) is not installed"
+        return
+    fi
+    out=$(script -qec "$REPORT --format memprof $(ls "$d"/p.*.hpf); echo status=\$?" /dev/null </dev/null | tr -d '\r')
+    if [ "$out" = "heapprof-report: --format memprof writes binary data: give -o FILE
+status=2" ]; then
+        ok memprof-tty
+    else
+        bad memprof-tty "$(echo "$out" | head -c 300 | tr '\n' ';')"
+    fi
+}
+
 if ! command -v "$PROFDATA" >/dev/null 2>&1; then
     skip report-memprof "$PROFDATA is not installed (Debian llvm-16)"
 elif access_need report-memprof; then
-    mp_crosscheck memprof-alloc gcc -O2 -g -fno-omit-frame-pointer -fno-ipa-icf $NOPIE
+    mp_crosscheck memprof-alloc gcc -O2 -g -fno-omit-frame-pointer -fno-ipa-icf $NOPIE && mp_tty
     clang=clang
     command -v clang-16 >/dev/null 2>&1 && clang=clang-16
     if mp_crosscheck memprof-access "env HEAPPROF_CC=$clang HEAPPROF_CC_MODE=inline $HEAPPROF_CC" \
