@@ -1,5 +1,5 @@
-/* Writers for the two output formats (json_out.c, text_out.c) and the small formatting helpers
- * they share (json_escape.c, units.c). */
+/* Writers for the output formats (json_out.c, text_out.c, memprof_out.c) and the small
+ * formatting helpers they share (json_escape.c, units.c). */
 #ifndef HR_OUTPUT_H
 #define HR_OUTPUT_H
 
@@ -31,6 +31,17 @@ int hr_write_pprof(FILE *out, const struct hr_profile *p, const struct hr_output
  * DHAT has no negative figures: a diff profile (p->diff_base) is written with each
  * context's own figures, and heapprof-report refuses --diff with --format dhat. */
 int hr_write_dhat(FILE *out, const struct hr_profile *p, const struct hr_output_opts *opts);
+
+/* The result of a writer that cannot hold this profile (the reason went to opts->warn). */
+#define HR_WRITE_REFUSED (-2)
+
+/* LLVM MemProf raw profile (version 2, for llvm-profdata 16) of ONE profile (memprof_out.c):
+ * binary output. Returns 0, -1 when out of memory, or HR_WRITE_REFUSED when
+ * hr_memprof_check fails. */
+int hr_write_memprof(FILE *out, const struct hr_profile *p, const struct hr_output_opts *opts);
+/* Whether llvm-profdata 16 can take p as a raw profile: 0, or -1 with a one-line reason (no
+ * "heapprof-report: " prefix) in err. Not a diff, a non-PIE executable, some context. */
+int hr_memprof_check(const struct hr_profile *p, char err[HR_ERR_MAX]);
 
 /* A JSON string literal with quotes. Bytes that are not valid UTF-8 become \ufffd; control
  * characters are escaped. */
