@@ -3,7 +3,8 @@
 # sites.c (known sites), inlined.c (inlined frames as several lines of one location) and
 # sqlite3 under the shim; every sample's values, "bytes" label and frames against the JSON
 # report of the same profile (check_export.py over -raw), the default sample type following
-# --sort, -top per sample type, -tagfocus on the labels. Skipped without the go tool.
+# --sort, -top per sample type, -tagfocus on the labels; a terminal refused as output. Skipped
+# without the go tool.
 CHECK_EXPORT=$ROOT/test/integration/check_export.py
 # pprof keeps state in HOME, GOCACHE and PPROF_TMPDIR: all in the case's scratch directory.
 export HOME=$TMP/home GOCACHE=$TMP/gocache PPROF_TMPDIR=$TMP/pprof-tmp
@@ -78,6 +79,18 @@ elif have_shim report-pprof; then
             else
                 bad pprof-comments "$(pprof -comments "$pb" | head -3 | tr '\n' '|')"
             fi
+        fi
+        # Binary data never goes to a terminal (script(1) gives the tool one): one line, status 2.
+        if command -v script >/dev/null 2>&1; then
+            out=$(script -qec "$REPORT --format pprof $prof; echo status=\$?" /dev/null </dev/null | tr -d '\r')
+            if [ "$out" = "heapprof-report: --format pprof writes binary data: give -o FILE
+status=2" ]; then
+                ok pprof-tty
+            else
+                bad pprof-tty "$(echo "$out" | head -c 200 | tr '\n' '|')"
+            fi
+        else
+            skip pprof-tty "script(1) is not installed"
         fi
         # The default sample type follows --sort (the text report's order).
         if "$REPORT" --format pprof --sort live_size -o "$TMP/sites-live.pb.gz" "$prof" &&
