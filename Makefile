@@ -56,7 +56,7 @@ TEST_OBJS := $(patsubst %.c,$(BUILD)/tobj/%.o,$(filter-out $(ENTRY_SRCS),$(SHIM_
 
 # The report tool: ordinary C, links elfutils' libdw for DWARF symbolisation.
 REPORT_CFLAGS := $(OPT) $(WARN) -std=gnu11 -D_GNU_SOURCE -Ishim -Ireport
-REPORT_LIBS   := -ldw -lelf -lm
+REPORT_LIBS   := -ldw -lelf -lm -lz
 # The HTML page's template, script and style sheet, compiled in as byte arrays.
 HTML_ASSETS   := report/html/template.html report/html/report.css report/html/report.js
 HTML_GEN      := $(BUILD)/gen/html_assets.c

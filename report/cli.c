@@ -4,19 +4,33 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hr_cli.h"
 #include "hr_output.h"
 #include "hr_profile.h"
 
-enum hr_format { HR_FORMAT_TEXT, HR_FORMAT_JSON, HR_FORMAT_FOLDED, HR_FORMAT_HTML };
+enum hr_format {
+    HR_FORMAT_TEXT, HR_FORMAT_JSON, HR_FORMAT_MEMPROF, HR_FORMAT_PPROF, HR_FORMAT_DHAT,
+    HR_FORMAT_FOLDED, HR_FORMAT_HTML
+};
+static const char *const hr_format_names[] = {
+    [HR_FORMAT_TEXT] = "text",   [HR_FORMAT_JSON] = "json",     [HR_FORMAT_MEMPROF] = "memprof",
+    [HR_FORMAT_PPROF] = "pprof", [HR_FORMAT_DHAT] = "dhat",     [HR_FORMAT_FOLDED] = "folded",
+    [HR_FORMAT_HTML] = "html",
+};
 
 static const char hr_usage[] =
     "usage: heapprof-report [OPTIONS] PROFILE.hpf...\n"
-    "Print heapprof profiles as a readable report, JSON, folded stacks or an HTML page.\n"
+    "Print heapprof profiles as a readable report, as JSON, or for other viewers.\n"
     "\n"
-    "  -f, --format FORMAT     text (default), json, folded (flamegraph.pl, speedscope) or\n"
-    "                          html (one self-contained page with a flame graph)\n"
+    "  -f, --format FORMAT     output format: text (default), json, pprof (gzipped\n"
+    "                          profile.proto for go tool pprof), dhat (for DHAT's viewer),\n"
+    "                          memprof (an LLVM MemProf raw profile for llvm-profdata 16),\n"
+    "                          folded (stacks for flamegraph.pl, speedscope), html (one\n"
+    "                          self-contained page with a flame graph); pprof, dhat,\n"
+    "                          memprof, folded and html take one profile, pprof and memprof\n"
+    "                          are binary (use -o)\n"
     "  -o, --output FILE       write to FILE instead of standard output\n"
     "  -n, --top N             show the first N contexts of each profile (0 = all; default:\n"
     "                          20 in text, all in JSON)\n"
@@ -80,11 +94,14 @@ static int hr_write_all(FILE *out, struct hr_profile *profiles, int n, enum hr_f
     for (int i = 0; i < n; i++)
         v[i] = &profiles[i];
     struct hr_output_opts o = *opts;
-    o.inputs = v;
+    o.inputs = v; /* the html page's timeline: every profile loaded */
     o.ninputs = (size_t)n;
     int r;
     switch (format) {
     case HR_FORMAT_JSON: r = hr_write_json(out, v, (size_t)n, &o); break;
+    case HR_FORMAT_MEMPROF: r = hr_write_memprof(out, v[0], &o); break;
+    case HR_FORMAT_PPROF: r = hr_write_pprof(out, v[0], &o); break;
+    case HR_FORMAT_DHAT: r = hr_write_dhat(out, v[0], &o); break;
     case HR_FORMAT_FOLDED: r = hr_write_folded(out, v[0], &o); break;
     case HR_FORMAT_HTML: r = hr_write_html(out, v[0], &o); break;
     default: r = hr_write_text(out, v, (size_t)n, &o); break;
@@ -121,6 +138,12 @@ static int hr_parse_args(int argc, char **argv, struct hr_args *a, FILE *out, FI
                 a->format = HR_FORMAT_TEXT;
             else if (strcmp(optarg, "json") == 0)
                 a->format = HR_FORMAT_JSON;
+            else if (strcmp(optarg, "memprof") == 0)
+                a->format = HR_FORMAT_MEMPROF;
+            else if (strcmp(optarg, "pprof") == 0)
+                a->format = HR_FORMAT_PPROF;
+            else if (strcmp(optarg, "dhat") == 0)
+                a->format = HR_FORMAT_DHAT;
             else if (strcmp(optarg, "folded") == 0)
                 a->format = HR_FORMAT_FOLDED;
             else if (strcmp(optarg, "html") == 0)
@@ -160,11 +183,48 @@ static int hr_parse_args(int argc, char **argv, struct hr_args *a, FILE *out, FI
     return -1;
 }
 
+/* --format memprof takes one profile that llvm-profdata 16 can read, and is binary: never
+ * written to a terminal. Checked before the output file is opened, so a refusal leaves it. */
+static int hr_memprof_usable(struct hr_profile *profiles, int n, const struct hr_args *a,
+                             FILE *out, FILE *err)
+{
+    char msg[HR_ERR_MAX];
+    if (n != 1) {
+        fputs("heapprof-report: --format memprof writes one profile (try --help)\n", err);
+        return HR_EXIT_USAGE;
+    }
+    if (!a->output && isatty(fileno(out))) {
+        fputs("heapprof-report: --format memprof writes binary data: give -o FILE\n", err);
+        return HR_EXIT_USAGE;
+    }
+    if (hr_memprof_check(&profiles[0], msg)) {
+        fprintf(err, "heapprof-report: %s: %s\n", profiles[0].path, msg);
+        return HR_EXIT_FAIL;
+    }
+    return HR_EXIT_OK;
+}
+
 /* Write the loaded profiles where a says. Write errors (disk full, closed pipe) surface only
  * when the stream is flushed and closed: a truncated report must not exit 0. */
 static int hr_output(struct hr_profile *profiles, int n, const struct hr_args *a, FILE *out,
                      FILE *err)
 {
+    if (a->format == HR_FORMAT_MEMPROF) {
+        int st = hr_memprof_usable(profiles, n, a, out, err);
+        if (st != HR_EXIT_OK)
+            return st;
+    }
+    /* DHAT has no negative figures: a diff (p->diff_base, --diff) cannot be shown in it. */
+    if (a->format == HR_FORMAT_DHAT && profiles[0].diff_base) {
+        fputs("heapprof-report: --format dhat cannot show a diff (DHAT has no negative figures)\n",
+              err);
+        return HR_EXIT_USAGE;
+    }
+    /* gzip data is no use on a terminal (memprof says the same in hr_memprof_usable). */
+    if (a->format == HR_FORMAT_PPROF && !a->output && isatty(fileno(out))) {
+        fputs("heapprof-report: --format pprof writes binary data: give -o FILE\n", err);
+        return HR_EXIT_USAGE;
+    }
     FILE *dst = out;
     if (a->output) {
         dst = fopen(a->output, "w");
@@ -174,8 +234,10 @@ static int hr_output(struct hr_profile *profiles, int n, const struct hr_args *a
         }
     }
     int status = HR_EXIT_OK;
-    if (hr_write_all(dst, profiles, n, a->format, &a->opts)) {
-        fputs("heapprof-report: out of memory\n", err);
+    int r = hr_write_all(dst, profiles, n, a->format, &a->opts);
+    if (r) {
+        if (r != HR_WRITE_REFUSED)
+            fputs("heapprof-report: out of memory\n", err);
         status = HR_EXIT_FAIL;
     }
     int bad = fflush(dst) != 0 || ferror(dst);
@@ -201,9 +263,11 @@ int hr_cli_run(int argc, char **argv, FILE *out, FILE *err)
         fputs("heapprof-report: no profile given (try --help)\n", err);
         return HR_EXIT_USAGE;
     }
-    if (n > 1 && (a.format == HR_FORMAT_FOLDED || a.format == HR_FORMAT_HTML)) {
-        fputs("heapprof-report: folded and html take one profile (merging several is not "
-              "there yet)\n", err);
+    /* The export formats hold one profile; several are merged into one first (not yet). */
+    if (n > 1 && (a.format == HR_FORMAT_PPROF || a.format == HR_FORMAT_DHAT ||
+                  a.format == HR_FORMAT_FOLDED || a.format == HR_FORMAT_HTML)) {
+        fprintf(err, "heapprof-report: --format %s takes one profile, %d given (try --help)\n",
+                hr_format_names[a.format], n);
         return HR_EXIT_USAGE;
     }
     struct hr_profile *profiles = calloc((size_t)n, sizeof *profiles);

@@ -1,5 +1,6 @@
-/* Writers for the output formats (json_out.c, text_out.c, folded.c, html_out.c) and the small
- * formatting helpers they share (json_escape.c, units.c). */
+/* Writers for the output formats (json_out.c, text_out.c, pprof_out.c, dhat_out.c,
+ * memprof_out.c, folded.c, html_out.c) and the small formatting helpers they share
+ * (json_escape.c, units.c). */
 #ifndef HR_OUTPUT_H
 #define HR_OUTPUT_H
 
@@ -29,6 +30,26 @@ int hr_write_json(FILE *out, struct hr_profile *const *profiles, size_t n,
                   const struct hr_output_opts *opts);
 int hr_write_text(FILE *out, struct hr_profile *const *profiles, size_t n,
                   const struct hr_output_opts *opts);
+
+/* Export formats: ONE profile each (cli.c merges several first). Return 0, or -1 when out of
+ * memory; output errors are left for the caller's ferror/fclose. */
+/* pprof (pprof_out.c): a gzipped profile.proto with a sample per context. */
+int hr_write_pprof(FILE *out, const struct hr_profile *p, const struct hr_output_opts *opts);
+/* DHAT (dhat_out.c): the JSON of Valgrind's DHAT, version 2, mode "heap", for dh_view.html.
+ * DHAT has no negative figures: a diff profile (p->diff_base) is written with each
+ * context's own figures, and heapprof-report refuses --diff with --format dhat. */
+int hr_write_dhat(FILE *out, const struct hr_profile *p, const struct hr_output_opts *opts);
+
+/* The result of a writer that cannot hold this profile (the reason went to opts->warn). */
+#define HR_WRITE_REFUSED (-2)
+
+/* LLVM MemProf raw profile (version 2, for llvm-profdata 16) of ONE profile (memprof_out.c):
+ * binary output. Returns 0, -1 when out of memory, or HR_WRITE_REFUSED when
+ * hr_memprof_check fails. */
+int hr_write_memprof(FILE *out, const struct hr_profile *p, const struct hr_output_opts *opts);
+/* Whether llvm-profdata 16 can take p as a raw profile: 0, or -1 with a one-line reason (no
+ * "heapprof-report: " prefix) in err. Not a diff, a non-PIE executable, some context. */
+int hr_memprof_check(const struct hr_profile *p, char err[HR_ERR_MAX]);
 
 /* Folded stacks ("frame;frame;frame value", outermost first) for flamegraph.pl, inferno and
  * speedscope: one line per distinct stack, with opts->metric. In a diff profile each line has

@@ -140,7 +140,7 @@ PY
         set -- "$TMP/$name"/p.*.hpf.*
         "$REPORT" -f html -o "$TMP/tl.html" "$(first_profile "$TMP/$name")" "$@" 2>"$TMP/tl.err"
         st=$?
-        if [ $st = 2 ] && grep -q "take one profile" "$TMP/tl.err"; then
+        if [ $st = 2 ] && grep -q "takes one profile" "$TMP/tl.err"; then
             skip "$name" "several profiles are refused until merging is wired: $(head -1 "$TMP/tl.err")"
         elif [ $st != 0 ]; then
             bad "$name" "heapprof-report: status $st: $(head -c 300 "$TMP/tl.err")"
