@@ -105,8 +105,10 @@ __attribute__((noinline)) void site_pool_destroyed(void)
 /* 10 objects of 4096 bytes that live 100 ms each, together. */
 __attribute__((noinline)) void site_pool_long(void)
 {
-    for (int i = 0; i < 10; i++)
+    for (int i = 0; i < 10; i++) {
         keep[i + 300] = pool_get(A, 4096);
+        memset(keep[i + 300], 2, 4096);
+    }
     sleep_ms(100);
     for (int i = 0; i < 10; i++)
         pool_put(A, keep[i + 300], 4096);
@@ -116,6 +118,7 @@ __attribute__((noinline)) void site_pool_long(void)
 __attribute__((noinline)) void site_pool_shrink(void *o)
 {
     HEAPPROF_POOL_RESIZE(o, 64);
+    sink = o; /* not a tail call: the frame stays for the stack walk */
 }
 
 /* 100 objects of 128 bytes, each shrunk, then freed. */
