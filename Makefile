@@ -75,7 +75,8 @@ PROG_SRCS  := $(wildcard test/progs/*.c) $(wildcard test/progs/*.cc)
 .DEFAULT_GOAL := all
 # Keep the unit-test objects (make would delete them as intermediates after each test build).
 .SECONDARY:
-all: $(BUILD)/libheapprof_shim.so $(BUILD)/heapprof-report $(BUILD)/demo $(BUILD)/pool-example rt
+all: $(BUILD)/libheapprof_shim.so $(BUILD)/heapprof-report $(BUILD)/heapprof-probe $(BUILD)/demo \
+	$(BUILD)/pool-example rt
 demo: $(BUILD)/demo
 
 shim: $(BUILD)/libheapprof_shim.so
@@ -100,6 +101,11 @@ $(BUILD)/heapprof-report: $(REPORT_SRCS) $(wildcard report/*.h) shim/format/form
 $(BUILD)/demo: examples/demo.c
 	@mkdir -p $(BUILD)
 	$(CC) -O2 -g -fno-omit-frame-pointer -pthread $(WARN) -o $@ $<
+
+# heapprof-run's helper: the ELF facts about the shim and the command in one process.
+$(BUILD)/heapprof-probe: run/probe.c
+	@mkdir -p $(BUILD)
+	$(CC) $(OPT) $(WARN) -std=gnu11 -D_GNU_SOURCE -o $@ $<
 
 # The pool allocator of docs/USAGE.md's "Pool and arena allocators".
 $(BUILD)/pool-example: examples/pool.c include/heapprof.h
