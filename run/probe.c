@@ -1,7 +1,8 @@
 /* heapprof-probe: what heapprof-run must know about the files it is asked to run, found in one
  * process instead of a dozen helpers (od, head, readelf, stat, getcap...): for each FILE, shell
  * assignments heapprof-run evaluates. Reads headers only: a few microseconds a file.
- * Usage: heapprof-probe [-f FD] [-i FIRST] FILE...
+ * Usage: heapprof-probe [-r OLD] [-f FD] [-i FIRST] FILE...
+ *   (-r) OLD is removed first (heapprof-run's -o FILE without %p replaces the file)
  *   fd_id=DEV,INO   (-f) the file descriptor FD is open on (empty if it is not open)
  * and for the Ith FILE (from FIRST, 0 by default):
  *   pI_elf          1: starts with the ELF magic
@@ -176,6 +177,10 @@ static void probe(int i, const char *path)
 int main(int argc, char **argv)
 {
     int a = 1;
+    if (a + 1 < argc && !strcmp(argv[a], "-r")) {
+        unlink(argv[a + 1]);
+        a += 2;
+    }
     if (a + 1 < argc && !strcmp(argv[a], "-f")) {
         struct stat st;
         char p[64];
