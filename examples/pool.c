@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 struct pool {
@@ -35,8 +36,10 @@ static __attribute__((noinline)) void *pool_alloc(struct pool *p)
         p->free_list = *(void **)o;
     else if (p->next < p->end)
         o = p->next, p->next += p->obj_size;
-    if (o)
+    if (o) {
         HEAPPROF_POOL_ALLOC(p, o, p->obj_size); /* once the object is the program's */
+        memset(o, 0, p->obj_size);              /* (its first accesses, for heapprof-cc builds) */
+    }
     return o;
 }
 
