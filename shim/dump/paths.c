@@ -86,10 +86,12 @@ static void name_try(char *used, size_t cap, const char *path, int k)
 
 /* A profile named k > 0 (path-k) because path existed: said once, on stderr, at the default
  * verbosity too, or the user looks for it at path and finds the old file. At verbosity 2 the
- * "profile written to" note that follows names it already. */
+ * "profile written to" note that follows names it already; heapprof-run turns it off
+ * (say_renamed=0): there FILE-1, ... are the documented names of a run's other processes, and
+ * a line on their stderr would change their output. */
 static void say_renamed(const char *path, const char *used, int k)
 {
-    if (k > 0 && hp_opt.verbosity == 1)
+    if (k > 0 && hp_opt.verbosity == 1 && hp_opt.say_renamed)
         hp_warn("%s exists: this profile is written to %s", path, used);
 }
 
