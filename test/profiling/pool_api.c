@@ -155,8 +155,10 @@ __attribute__((noinline)) void site_malloc(void)
  * blocks of 200 bytes among them. */
 __attribute__((noinline)) void site_pool_thread(void **mine)
 {
-    for (int i = 0; i < 250; i++)
+    for (int i = 0; i < 250; i++) {
         mine[i] = pool_get(C, 16);
+        memset(mine[i], 3, 16);
+    }
 }
 
 __attribute__((noinline)) void site_malloc_thread(void **mine)
