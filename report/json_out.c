@@ -105,7 +105,9 @@ static void hr_json_summary(FILE *out, const struct hpf_summary *s)
     hr_json_u64(out, in, "killed_by", s->killed_by, 0);
     hr_json_u64(out, in, "metadata_resident", s->metadata_resident, 0);
     hr_json_u64(out, in, "shadow_resident", s->shadow_resident, 0);
-    hr_json_u64(out, in, "shadow_registry_bytes", s->shadow_registry_bytes, 1);
+    hr_json_u64(out, in, "shadow_registry_bytes", s->shadow_registry_bytes, 0);
+    hr_json_u64(out, in, "pool_unknown_frees", s->pool_unknown_frees, 0);
+    hr_json_u64(out, in, "pool_dropped", s->pool_dropped, 1);
     fputs("  },\n", out);
 }
 
@@ -151,6 +153,8 @@ static void hr_json_context(FILE *out, const struct hr_context *c, uint32_t gran
     hr_json_u64(out, in, "peak_live_size", l->peak_live_size, 0);
     hr_json_u64(out, in, "first_alloc_ms", l->first_alloc_ms, 0);
     hr_json_u64(out, in, "last_alloc_ms", l->last_alloc_ms, 0);
+    /* Objects of the program's own pools (heapprof_pool_alloc), not blocks of its allocator. */
+    fprintf(out, "%s\"pool\": %s,\n", in, l->flags & HPF_LIVE_POOL ? "true" : "false");
     fputs("      \"frames\": [", out);
     int first = 1;
     for (uint32_t i = 0; i < c->depth; i++) {

@@ -326,7 +326,7 @@ START_TEST(json_fields)
     access_sample(&b);
     struct hr_profile *p = parse_ok(&b);
     char *out = render(p, 1);
-    ck_assert(strstr(out, "\"shadow_resident\": 3145728,\n    \"shadow_registry_bytes\": 8192\n"));
+    ck_assert(strstr(out, "\"shadow_resident\": 3145728,\n    \"shadow_registry_bytes\": 8192,\n"));
     ck_assert_msg(strstr(out, "  \"access\": {\n    \"modes\": [\"callbacks\", \"gcc\"],\n"
                               "    \"reads_writes_apart\": true,\n    \"abi_unknown\": false,\n"
                               "    \"granule\": 64,\n    \"histogram_granules\": 32,\n"

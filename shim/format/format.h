@@ -190,11 +190,15 @@ struct hpf_hib {
     uint64_t max_write_count;
 };
 
+/* LIVE flags: what kind of blocks a context holds. */
+#define HPF_LIVE_POOL 1u /* objects of a program's own pool, reported through heapprof.h's
+                          * heapprof_pool_* calls (no shim header; kept by address) */
+
 /* Live-heap state of one context at the time of the dump (one record per context that ever
  * allocated; never evicted). Peak fields: see docs/FORMAT.md for how exact they are. */
 struct hpf_live {
     uint32_t context_id;
-    uint32_t pad;
+    uint32_t flags;           /* HPF_LIVE_*; 0 in profiles written before flags existed */
     uint64_t allocs;          /* every allocation made from this context, freed or not */
     uint64_t bytes;           /* requested bytes of those allocations */
     uint64_t live_count;      /* blocks still allocated at the dump */
@@ -264,10 +268,11 @@ static const struct hpf_field hpf_live_fields[] __attribute__((unused)) = {
     HPF_FIELD(hpf_live, peak_live_size),
     HPF_FIELD(hpf_live, first_alloc_ms),
     HPF_FIELD(hpf_live, last_alloc_ms),
+    HPF_FIELD(hpf_live, flags), /* last: added after the others (a packed entry's 12th number) */
 };
 #define HPF_HIB_NFIELDS (sizeof hpf_hib_fields / sizeof hpf_hib_fields[0])
 #define HPF_LIVE_NFIELDS (sizeof hpf_live_fields / sizeof hpf_live_fields[0])
-/* Every byte of the structs is a field or LIVE's pad: nothing is left out of an entry. */
+/* Every byte of the structs is a field: nothing is left out of an entry. */
 _Static_assert(sizeof(struct hpf_hib) == 168, "HIB fields");
 /* HIB records of profiles written before the write counts existed are this long. */
 #define HPF_HIB_MIN_SIZE 144u
@@ -301,6 +306,11 @@ struct hpf_summary {
     /* Access profiling (0 when no instrumented module attached): */
     uint64_t shadow_resident;   /* bytes of the access shadow in memory (0 also: not known) */
     uint64_t shadow_registry_bytes; /* the live-block registry's tables (not in metadata_bytes) */
+    /* The pool API (heapprof.h): frees and resizes of addresses no heapprof_pool_alloc
+     * reported (or already freed), and reports dropped (no metadata, a signal handler that
+     * interrupted a report on its own thread). */
+    uint64_t pool_unknown_frees;
+    uint64_t pool_dropped;
 };
 /* SUMMARY records of profiles written before killed_by existed are this long. */
 #define HPF_SUMMARY_MIN_SIZE 144u

@@ -68,6 +68,7 @@ uint64_t hp_profile_slack_bound(void); /* bound on the error of the peak figures
 struct hp_counters {
     uint64_t foreign_frees, double_frees, unprofiled_allocs, truncated_stacks, evicted_hibs;
     uint64_t page_probes; /* mincore calls of the free path (not in the profile) */
+    uint64_t pool_unknown_frees, pool_dropped; /* the pool API's (core/pool.c) */
 };
 extern struct hp_counters hp_counters;
 static inline void hp_count(uint64_t *c) { __atomic_fetch_add(c, 1, __ATOMIC_RELAXED); }
@@ -88,6 +89,7 @@ struct hp_ctx {
     uint64_t min_size, max_size; /* over every allocation of the context */
     uint32_t first_alloc_ms, last_alloc_ms;
     uint32_t peak_gen; /* the peak generation peak_live_* belong to (hp_prof.peak_gen) */
+    uint32_t flags;    /* HPF_LIVE_* of the blocks it saw (hp_profile_ctx_flag) */
     struct hp_ctx_access *access; /* NULL until the context has access figures */
     uintptr_t pcs[];
 };
@@ -111,6 +113,17 @@ struct hp_prof {
     uint64_t total_frees, total_bytes;
 };
 extern struct hp_prof hp_prof;
+
+/* Mark context id with flag (HPF_LIVE_*, written in its LIVE record): the pool API marks the
+ * contexts of the objects it reports. One load once the flag is set. */
+static inline void hp_profile_ctx_flag(uint32_t id, uint32_t flag)
+{
+    if (id >= hp_prof.max_id)
+        return;
+    struct hp_ctx *c = __atomic_load_n(&hp_prof.by_id[id], __ATOMIC_ACQUIRE);
+    if (c && !(__atomic_load_n(&c->flags, __ATOMIC_RELAXED) & flag))
+        __atomic_fetch_or(&c->flags, flag, __ATOMIC_RELAXED);
+}
 
 /* Flush every thread's cache, all taken at one moment, into the shared table and context
  * counters (dump). Other threads' moves out of their caches wait from here until
