@@ -124,11 +124,12 @@ static void hr_html_frames(FILE *out, const struct hr_ftab *t)
     putc(']', out);
 }
 
-/* The columns of a context row, in the order hr_html_contexts writes them. */
+/* The columns of a context row, in the order hr_html_contexts writes them; pool: 1 for the
+ * objects of a program's own pools (heapprof_pool_alloc). */
 static const char hr_html_cols[] =
     "\"cols\":[\"id\",\"node\",\"alloc_bytes\",\"alloc_count\",\"inuse_bytes\",\"inuse_count\","
     "\"peak_bytes\",\"peak_count\",\"accesses\",\"lifetime_ms\",\"min_size\",\"max_size\","
-    "\"writes\"]";
+    "\"writes\",\"pool\"]";
 
 static void hr_html_contexts(FILE *out, const struct hr_profile *p, const struct hr_ftab *t,
                              struct hr_context **order)
@@ -146,9 +147,9 @@ static void hr_html_contexts(FILE *out, const struct hr_profile *p, const struct
         for (size_t k = 0; k < sizeof m / sizeof m[0]; k++)
             fprintf(out, ",%" PRId64, hr_metric_value(p, c, m[k]));
         /* A context that saw no block has no minimum: 0 rather than whatever was stored. */
-        fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+        fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d",
                 c->hib.alloc_count ? c->hib.min_size : 0, c->hib.max_size,
-                c->hib.total_write_count);
+                c->hib.total_write_count, (c->live.flags & HPF_LIVE_POOL) != 0);
     }
     /* Access histograms: [row, [bins...]] for the rows that have one. */
     fputs("],\"hist\":[", out);

@@ -447,7 +447,10 @@
       html += '<tr data-row="' + r + '"' + (r === table.sel ? ' class="sel"' : '') + '>';
       for (const c of COLS) {
         if (c[1] === null) html += '<td class="num">' + (from + i + 1) + '</td>';
-        else if (c[1] === 'fn') html += '<td class="fn" title="' + esc(leafName(r)) + '">' + esc(leafName(r)) + ' <span class="muted">' + esc(leafModule(r)) + '</span></td>';
+        else if (c[1] === 'fn') {
+          html += '<td class="fn" title="' + esc(leafName(r)) + '">' + (val(r, 'pool') ? '<span class="tag">pool</span> ' : '') +
+            esc(leafName(r)) + ' <span class="muted">' + esc(leafModule(r)) + '</span></td>';
+        }
         else if (c[1] === 'hist') html += '<td>' + (hist.has(r) ? '<canvas class="strip" data-hist="' + r + '"></canvas>' : '') + '</td>';
         else if (D.diff && (c[1] === 'avg' || c[1] === 'lifetime')) html += '<td class="num muted">&ndash;</td>';
         else {
@@ -474,6 +477,7 @@
     }
     const n = val(row, 'alloc_count');
     let html = '<h2>context ' + val(row, 'id') + ': ' + esc(leafName(row)) + '</h2><p>' +
+      (val(row, 'pool') ? 'objects of the program\'s own pool (heapprof_pool_alloc): ' : '') +
       signed(n, fmtNum(n)) + ' allocations, ' + signed(val(row, 'alloc_bytes'), fmtBytes(val(row, 'alloc_bytes'))) +
       '; sizes ' + fmtBytes(val(row, 'min_size')) + ' to ' + fmtBytes(val(row, 'max_size')) +
       '; leaked ' + fmtBytes(val(row, 'inuse_bytes')) + ' in ' + fmtNum(val(row, 'inuse_count')) + ' blocks' +

@@ -91,9 +91,9 @@ START_TEST(self_contained)
     /* frames of unknown addresses: their address as the name; nodes from the outermost */
     ck_assert_ptr_nonnull(strstr(d, "\"strs\":[\"\",\"0x401100\",\"0x401000\",\"0x402000\"]"));
     ck_assert_ptr_nonnull(strstr(d, "\"nodes\":[1,0,1,1,3,2]"));
-    /* rows in --sort order: id, node, the eight metrics, min and max size, writes */
-    ck_assert_ptr_nonnull(strstr(d, "\"ctx\":[2,3,3096,20,0,0,0,0,0,10,8,2048,0,"
-                                    "1,2,1000,10,500,5,400,4,0,50,100,100,0]"));
+    /* rows in --sort order: id, node, the eight metrics, min and max size, writes, pool */
+    ck_assert_ptr_nonnull(strstr(d, "\"ctx\":[2,3,3096,20,0,0,0,0,0,10,8,2048,0,0,"
+                                    "1,2,1000,10,500,5,400,4,0,50,100,100,0,0]"));
     ck_assert_ptr_nonnull(strstr(d, "\"hist\":[]"));
     ck_assert_ptr_nonnull(strstr(d, "\"timeline\":[[1234,0,2000,500,5,4096,1,1500,2048,1000]]"));
     free(d);
@@ -175,8 +175,8 @@ START_TEST(diff_rows)
     char *html = page(p, NULL, 0);
     char *d = data_of(html);
     ck_assert_ptr_nonnull(strstr(d, "\"diff\":1,"));
-    ck_assert_ptr_nonnull(strstr(d, "\"ctx\":[2,3,0,0,-100,0,0,0,0,0,8,2048,0,"
-                                    "1,2,-500,0,0,0,0,0,0,0,100,100,0]"));
+    ck_assert_ptr_nonnull(strstr(d, "\"ctx\":[2,3,0,0,-100,0,0,0,0,0,8,2048,0,0,"
+                                    "1,2,-500,0,0,0,0,0,0,0,100,100,0,0]"));
     free(d);
     free(html);
     drop(p);
