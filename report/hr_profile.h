@@ -59,6 +59,14 @@ struct hr_access {
     struct hr_access_module *modules; /* rec.nmodules entries */
 };
 
+/* One input of a merged profile (hr_merge.h), in command-line order. */
+struct hr_source {
+    char *path;
+    struct hpf_process process; /* its PROCESS record (pid, start, dump_seq, dump_reason) */
+    int used;                   /* 0: superseded by a later dump of the same process */
+    int superseded_by;          /* index of that later dump in sources, -1 when used */
+};
+
 struct hr_profile {
     char *path;
     uint8_t *data; /* the whole file; hr_str values point into it */
@@ -96,6 +104,9 @@ struct hr_profile {
     /* Set in the profile that a diff builds (--diff BASE NEW): the base it is compared with.
      * Export formats then show each context's figures as new minus base (hr_metric.h). */
     const struct hr_profile *diff_base;
+    /* A merged profile's inputs (hr_merge.h); NULL and 0 in a profile read from one file. */
+    struct hr_source *sources;
+    size_t nsources;
 };
 
 /* Reads and parses FILE. Returns 0, or -1 with a one-line reason in err (without the path). */
