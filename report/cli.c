@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hr_cli.h"
+#include "hr_merge.h"
 #include "hr_output.h"
 #include "hr_profile.h"
 
@@ -22,12 +23,16 @@ static const char hr_usage[] =
     "  -s, --sort KEY          context order, largest first: total_size (default),\n"
     "                          alloc_count, live_size, peak_live_size, max_live_size,\n"
     "                          total_lifetime_ms, total_access_count, access_density\n"
+    "  -m, --merge             text and JSON: merge the profiles into one (other formats\n"
+    "                          always do)\n"
+    "  -d, --diff BASE         show PROFILE... (merged) minus BASE: what grew, what shrank\n"
     "  -h, --help              show this help and exit\n"
     "  -V, --version           show the version and exit\n"
     "\n"
-    "With several profiles, text output has one section per profile and JSON output is an\n"
-    "array of objects in argument order. Exit status: 0 ok, 1 bad profile or write error,\n"
-    "2 bad usage.\n";
+    "With several profiles and no --merge, text output has one section per profile and JSON\n"
+    "output is an array of objects in argument order. Merging adds different processes and\n"
+    "takes only the latest dump of each process (docs/REPORT.md). Exit status: 0 ok, 1 bad\n"
+    "profile or write error, 2 bad usage.\n";
 
 static int hr_usage_error(FILE *err, const char *what, const char *arg)
 {
@@ -66,18 +71,20 @@ static int hr_load_all(struct hr_profile *profiles, char **paths, int n, FILE *e
     return failed;
 }
 
-static int hr_write_all(FILE *out, struct hr_profile *profiles, int n, enum hr_format format,
+/* Formats that take one profile: several are merged for them, always. */
+static int hr_format_merges(enum hr_format format)
+{
+    return format != HR_FORMAT_TEXT && format != HR_FORMAT_JSON;
+}
+
+static int hr_write_all(FILE *out, struct hr_profile *const *v, size_t n, enum hr_format format,
                         const struct hr_output_opts *opts)
 {
-    struct hr_profile **v = malloc((size_t)n * sizeof *v);
-    if (!v)
-        return -1;
-    for (int i = 0; i < n; i++)
-        v[i] = &profiles[i];
-    int r = format == HR_FORMAT_JSON ? hr_write_json(out, v, (size_t)n, opts)
-                                     : hr_write_text(out, v, (size_t)n, opts);
-    free(v);
-    return r;
+    switch (format) {
+    case HR_FORMAT_JSON: return hr_write_json(out, v, n, opts);
+    case HR_FORMAT_TEXT: break;
+    }
+    return hr_write_text(out, v, n, opts);
 }
 
 /* What the command line asks for. */
@@ -85,6 +92,8 @@ struct hr_args {
     enum hr_format format;
     const char *output;
     struct hr_output_opts opts;
+    int merge;             /* --merge */
+    const char *diff_base; /* --diff BASE */
 };
 
 /* Parse the options into a; 0 to go on and write the profiles from argv[optind], else the exit
@@ -94,13 +103,14 @@ static int hr_parse_args(int argc, char **argv, struct hr_args *a, FILE *out, FI
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
         {"top", required_argument, NULL, 'n'},    {"sort", required_argument, NULL, 's'},
+        {"merge", no_argument, NULL, 'm'},        {"diff", required_argument, NULL, 'd'},
         {"help", no_argument, NULL, 'h'},         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
     optind = 0; /* glibc: full re-initialisation, so tests can call us more than once */
     opterr = 0; /* our own one-line messages */
     int c;
-    while ((c = getopt_long(argc, argv, ":f:o:n:s:hV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":f:o:n:s:md:hV", longopts, NULL)) != -1) {
         switch (c) {
         case 'f':
             if (strcmp(optarg, "text") == 0)
@@ -122,6 +132,12 @@ static int hr_parse_args(int argc, char **argv, struct hr_args *a, FILE *out, FI
             if (hr_sort_key_parse(optarg, &a->opts.sort))
                 return hr_usage_error(err, "unknown sort key", optarg);
             break;
+        case 'm':
+            a->merge = 1;
+            break;
+        case 'd':
+            a->diff_base = optarg;
+            break;
         case 'h':
             fputs(hr_usage, out);
             return HR_EXIT_OK;
@@ -138,10 +154,60 @@ static int hr_parse_args(int argc, char **argv, struct hr_args *a, FILE *out, FI
     return -1;
 }
 
-/* Write the loaded profiles where a says. Write errors (disk full, closed pipe) surface only
+/* What gets written: the loaded profiles as they are, or one merged or diff profile. */
+struct hr_view {
+    struct hr_profile *const *v;
+    size_t n;
+    struct hr_profile *loaded; /* as read, base first with --diff */
+    struct hr_profile merged, base;
+    struct hr_profile *one; /* &merged when v is it */
+};
+
+/* Builds the view of the n profiles loaded (base first with --diff). 0, or an exit status. */
+static int hr_view_make(struct hr_view *w, struct hr_profile *loaded, size_t n,
+                        const struct hr_args *a, FILE *err)
+{
+    char msg[HR_ERR_MAX];
+    w->loaded = loaded;
+    struct hr_profile **all = malloc(n * sizeof *all);
+    if (!all) {
+        fputs("heapprof-report: out of memory\n", err);
+        return HR_EXIT_FAIL;
+    }
+    for (size_t i = 0; i < n; i++)
+        all[i] = &loaded[i];
+    int r = 0;
+    if (a->diff_base)
+        r = hr_profiles_diff(&w->merged, &w->base, &loaded[0], all + 1, n - 1, msg);
+    else if (n > 1 && (a->merge || hr_format_merges(a->format)))
+        r = hr_profiles_merge(&w->merged, all, n, msg);
+    else {
+        w->v = all; /* kept: freed by hr_view_free */
+        w->n = n;
+        return 0;
+    }
+    free(all);
+    if (r) {
+        fprintf(err, "heapprof-report: %s: %s\n", a->diff_base ? "diff" : "merge", msg);
+        return HR_EXIT_FAIL;
+    }
+    w->one = &w->merged;
+    w->v = &w->one;
+    w->n = 1;
+    return 0;
+}
+
+static void hr_view_free(struct hr_view *w)
+{
+    if (w->v != &w->one)
+        free((void *)w->v);
+    hr_profile_free(&w->merged); /* before its base, which it points to */
+    hr_profile_free(&w->base);
+}
+
+/* Write the view where a says. Write errors (disk full, closed pipe) surface only
  * when the stream is flushed and closed: a truncated report must not exit 0. */
-static int hr_output(struct hr_profile *profiles, int n, const struct hr_args *a, FILE *out,
-                     FILE *err)
+static int hr_output(const struct hr_view *w, const struct hr_args *a, FILE *out, FILE *err)
 {
     FILE *dst = out;
     if (a->output) {
@@ -152,7 +218,7 @@ static int hr_output(struct hr_profile *profiles, int n, const struct hr_args *a
         }
     }
     int status = HR_EXIT_OK;
-    if (hr_write_all(dst, profiles, n, a->format, &a->opts)) {
+    if (hr_write_all(dst, w->v, w->n, a->format, &a->opts)) {
         fputs("heapprof-report: out of memory\n", err);
         status = HR_EXIT_FAIL;
     }
@@ -179,15 +245,33 @@ int hr_cli_run(int argc, char **argv, FILE *out, FILE *err)
         fputs("heapprof-report: no profile given (try --help)\n", err);
         return HR_EXIT_USAGE;
     }
-    struct hr_profile *profiles = calloc((size_t)n, sizeof *profiles);
-    if (!profiles) {
-        fputs("heapprof-report: out of memory\n", err);
-        return HR_EXIT_FAIL;
+    /* With --diff the base is loaded first, with the others. */
+    char **paths = argv + optind;
+    if (a.diff_base) {
+        paths = malloc(((size_t)n + 1) * sizeof *paths);
+        if (!paths) {
+            fputs("heapprof-report: out of memory\n", err);
+            return HR_EXIT_FAIL;
+        }
+        paths[0] = (char *)a.diff_base;
+        memcpy(paths + 1, argv + optind, (size_t)n * sizeof *paths);
+        n++;
     }
-    int status = hr_load_all(profiles, argv + optind, n, err) ? HR_EXIT_FAIL
-                                                               : hr_output(profiles, n, &a, out, err);
-    for (int i = 0; i < n; i++)
+    struct hr_profile *profiles = calloc((size_t)n, sizeof *profiles);
+    int status = HR_EXIT_FAIL;
+    if (!profiles)
+        fputs("heapprof-report: out of memory\n", err);
+    else if (!hr_load_all(profiles, paths, n, err)) {
+        struct hr_view w = {0};
+        status = hr_view_make(&w, profiles, (size_t)n, &a, err);
+        if (status == 0)
+            status = hr_output(&w, &a, out, err);
+        hr_view_free(&w);
+    }
+    for (int i = 0; profiles && i < n; i++)
         hr_profile_free(&profiles[i]);
     free(profiles);
+    if (paths != argv + optind)
+        free(paths);
     return status;
 }
