@@ -142,8 +142,13 @@ enum hr_sort_key {
 /* Parses a --sort name; returns 0 and sets *key, or -1. */
 int hr_sort_key_parse(const char *name, enum hr_sort_key *key);
 const char *hr_sort_key_name(enum hr_sort_key key);
+/* In a diff profile: the context's figure for key minus its base counterpart's (c->base; 0 when
+ * it has none). */
+double hr_sort_key_change(const struct hr_context *c, enum hr_sort_key key);
 
-/* Returns a malloc'ed array of pointers to p's contexts in report order, or NULL (no memory). */
+/* Returns a malloc'ed array of pointers to p's contexts in report order, or NULL (no memory).
+ * In a diff profile (diff_base set) the order is by the size of the change of the key against
+ * the base, largest first, growth and shrinkage alike (hr_sort_key_change). */
 struct hr_context **hr_contexts_sorted(const struct hr_profile *p, enum hr_sort_key key);
 
 /* ---- Access figures (access.c), from a context's merged HIB. ---- */

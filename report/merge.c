@@ -14,13 +14,26 @@ static int hr_same_process(const struct hr_profile *a, const struct hr_profile *
            a->process.start_unix_ns == b->process.start_unix_ns;
 }
 
-/* Whether dump b was taken after dump a of the same process; on a tie the later argument. */
+/* The exit profile (or the one written as a signal ended the process) is the process's last. */
+static int hr_final(const struct hr_profile *p)
+{
+    return p->process.dump_reason == HPF_DUMP_EXIT || p->process.dump_reason == HPF_DUMP_KILLED;
+}
+
+/* Whether dump b was taken after dump a of the same process: a final one after any other, then
+ * by the monotonic clock (ms), the wall clock (ns: dumps within one ms), dump_seq, and on a
+ * tie the later argument. */
 static int hr_later(const struct hr_profile *a, size_t ia, const struct hr_profile *b, size_t ib)
 {
-    if (b->process.dump_ms != a->process.dump_ms)
-        return b->process.dump_ms > a->process.dump_ms;
-    if (b->process.dump_seq != a->process.dump_seq)
-        return b->process.dump_seq > a->process.dump_seq;
+    const struct hpf_process *x = &a->process, *y = &b->process;
+    if (hr_final(a) != hr_final(b))
+        return hr_final(b);
+    if (y->dump_ms != x->dump_ms)
+        return y->dump_ms > x->dump_ms;
+    if (y->dump_unix_ns != x->dump_unix_ns)
+        return y->dump_unix_ns > x->dump_unix_ns;
+    if (y->dump_seq != x->dump_seq)
+        return y->dump_seq > x->dump_seq;
     return ib > ia;
 }
 

@@ -64,6 +64,8 @@ static int hr_seg_cmp(const void *a, const void *b)
 /* Sorted and made disjoint: the symbolizer's lookup assumes segments do not overlap. */
 static void hr_mmod_normalise(struct hr_mmod *d)
 {
+    if (!d->nrel)
+        return;
     qsort(d->rel, d->nrel, sizeof *d->rel, hr_seg_cmp);
     uint32_t k = 0;
     for (uint32_t i = 0; i < d->nrel; i++) {
@@ -173,7 +175,8 @@ static int hr_collect_raw(struct hr_merger *m, uint64_t *top)
             }
         }
     }
-    qsort(m->raw, m->nraw, sizeof *m->raw, hr_u64_cmp);
+    if (m->nraw) /* qsort's base must not be NULL */
+        qsort(m->raw, m->nraw, sizeof *m->raw, hr_u64_cmp);
     return 0;
 }
 
