@@ -94,16 +94,25 @@ struct hr_json_ftab *hr_json_ftab_write(FILE *out, struct hr_context *const *v, 
 
 void hr_json_ftab_refs(FILE *out, const struct hr_json_ftab *t, const struct hr_context *c)
 {
-    fputc('[', out);
-    int first = 1;
+    char buf[256]; /* written out whenever it may not hold one more index */
+    size_t n = 0;
+    buf[n++] = '[';
     for (uint32_t d = 0; d < c->depth; d++) {
         const struct hr_ftab_slot *s = &t->slots[hr_ftab_slot(t, c->pcs[d])];
         for (uint32_t k = 0; k < s->count; k++) {
-            fprintf(out, first ? "%" PRIu32 : ", %" PRIu32, s->first + k);
-            first = 0;
+            if (n + 24 > sizeof buf) {
+                fwrite_unlocked(buf, 1, n, out);
+                n = 0;
+            }
+            if (d || k) {
+                buf[n++] = ',';
+                buf[n++] = ' ';
+            }
+            n += hr_json_dec(buf + n, s->first + k);
         }
     }
-    fputc(']', out);
+    buf[n++] = ']';
+    fwrite_unlocked(buf, 1, n, out);
 }
 
 void hr_json_ftab_free(struct hr_json_ftab *t)

@@ -2,11 +2,14 @@
 #ifndef HR_JSON_INTERNAL_H
 #define HR_JSON_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "hr_profile.h"
 
+/* v in decimal at buf (room for 20 digits, no NUL); returns the digits' count. */
+size_t hr_json_dec(char *buf, uint64_t v);
 /* "NAME": V on a line of its own after indent, with a comma unless last. */
 void hr_json_u64(FILE *out, const char *indent, const char *name, uint64_t v, int last);
 /* A C string as an hr_str. */
