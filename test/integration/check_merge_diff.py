@@ -1,7 +1,9 @@
 """Checks heapprof-report's merged and diff JSON of test/profiling/merge_diff.c's runs
 (test/integration/cases/report-merge-diff.sh). Usage: check_merge_diff.py KIND JSON [ARGS...]
 KIND: snapshot (a numbered dump alone), snapshots (that dump merged with its exit profile),
-processes (the runs of 10 and 30 merged), fork (parent and child merged), diff (30 minus 10).
+processes (the runs of 10 and 30 merged), fork (parent and child merged), diff (30 minus 10);
+for any program: same-stacks (a merge allocates as much per symbolised stack as the single
+profiles ARGS... together), self-diff (a profile minus itself: nothing changed).
 Exit status 0 when every figure is as the program made it, else 1 with one line a problem."""
 import json
 import sys
@@ -49,10 +51,36 @@ def totals(doc, paths):
     return sum(json.load(open(p))["summary"]["total_allocs"] for p in paths)
 
 
+def per_stack(doc):
+    """Allocations per stack as the symbolizer names it (a frame in no module by its address)."""
+    m = {}
+    for c in doc["contexts"]:
+        k = tuple((f["module"], f["function"], f["file"], f["line"],
+                   "" if f["module"] else f["address"]) for f in c["frames"])
+        m[k] = m.get(k, 0) + c["allocs"]
+    return m
+
+
 def main():
     kind, doc = sys.argv[1], load(sys.argv[2])
+    if kind == "same-stacks":
+        mine, want = per_stack(doc), {}
+        for path in sys.argv[3:]:
+            for k, v in per_stack(load(path)).items():
+                want[k] = want.get(k, 0) + v
+        differ = [k for k in set(mine) | set(want) if mine.get(k, 0) != want.get(k, 0)]
+        expect(f"{len(differ)} of {len(want)} stacks differ, as "
+               f"{[(k[0][1] if k else '', mine.get(k, 0), want.get(k, 0)) for k in differ[:3]]}",
+               not differ and len(want) > 100)
+    elif kind == "self-diff":
+        changed = [c["context_id"] for c in doc["contexts"] if any(c["delta"].values())]
+        expect(f"contexts changed against themselves: {changed[:5]}", not changed)
+        expect("a context not in the base", all(c["in_base"] for c in doc["contexts"]))
+        expect(f"diff_base {doc['diff_base']}", doc["diff_base"]["contexts_only_in_base"] == 0)
     s = sites(doc)
-    if kind == "snapshot":
+    if kind in ("same-stacks", "self-diff"):
+        pass
+    elif kind == "snapshot":
         figures(s, "site_each", alloc_count=5, allocs=5, total_size=500)
     elif kind == "snapshots":
         m = doc["merged_from"]

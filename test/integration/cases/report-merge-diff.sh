@@ -1,6 +1,8 @@
 # heapprof-report on several profiles of real runs (test/profiling/merge_diff.c): a numbered dump
 # is superseded by its process's exit profile, different runs and a parent and its forked child
 # add up by stack, and --diff shows each site's growth and shrinkage exactly, in JSON and text.
+# python3 and a python3 child it starts (other addresses: ASLR): merged, every symbolised stack
+# allocates what it did in the two profiles; a profile diffed with itself shows no change.
 build "$PBIN/gcc/merge_diff" gcc -O0 -g -fno-omit-frame-pointer test/profiling/merge_diff.c
 MD=$PBIN/gcc/merge_diff
 CHECK_MD=$ROOT/test/integration/check_merge_diff.py
@@ -63,3 +65,17 @@ if run forks "" "$MD" fork 7 5; then
         bad merge-fork "expected the parent's and the child's profiles, got $*"
     fi
 fi
+
+export PYTHONMALLOC=malloc PYTHONHASHSEED=0
+if run py "" /usr/bin/python3 -c 'import subprocess, sys
+subprocess.run([sys.executable, "-c", "import json, decimal"], check=True)
+import email.parser'; then
+    set -- "$TMP"/py/p.*.hpf
+    if [ $# -eq 2 ]; then
+        md_check merge-python3 same-stacks --merge "$@" -- "$@"
+        md_check diff-python3-self self-diff --diff "$1" "$1"
+    else
+        bad merge-python3 "expected two profiles, got $*"
+    fi
+fi
+unset PYTHONMALLOC PYTHONHASHSEED
