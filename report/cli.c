@@ -158,7 +158,6 @@ static int hr_parse_args(int argc, char **argv, struct hr_args *a, FILE *out, FI
 struct hr_view {
     struct hr_profile *const *v;
     size_t n;
-    struct hr_profile *loaded; /* as read, base first with --diff */
     struct hr_profile merged, base;
     struct hr_profile *one; /* &merged when v is it */
 };
@@ -168,7 +167,6 @@ static int hr_view_make(struct hr_view *w, struct hr_profile *loaded, size_t n,
                         const struct hr_args *a, FILE *err)
 {
     char msg[HR_ERR_MAX];
-    w->loaded = loaded;
     struct hr_profile **all = malloc(n * sizeof *all);
     if (!all) {
         fputs("heapprof-report: out of memory\n", err);
