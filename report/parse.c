@@ -717,6 +717,9 @@ void hr_profile_free(struct hr_profile *p)
     free(p->index);
     free(p->modules);
     free(p->argv);
+    for (size_t i = 0; i < p->nsources; i++)
+        free(p->sources[i].path);
+    free(p->sources);
     free(p->data);
     free(p->path);
     memset(p, 0, sizeof *p);

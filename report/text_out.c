@@ -110,7 +110,7 @@ static void hr_text_totals(FILE *out, const struct hr_profile *p)
     putc('\n', out);
 }
 
-static void hr_text_frame(FILE *out, uint32_t i, const struct hr_frame *f)
+void hr_text_frame(FILE *out, uint32_t i, const struct hr_frame *f)
 {
     fprintf(out, "      #%-2" PRIu32 " ", i);
     if (*f->function)
@@ -201,6 +201,13 @@ static int hr_text_profile(FILE *out, const struct hr_profile *p,
     }
     hr_text_header(out, p);
     hr_text_totals(out, p);
+    hr_text_sources(out, p);
+    if (p->diff_base) { /* what grew and what shrank instead of the top contexts */
+        int d = hr_text_diff(out, p, order, opts, sym);
+        hr_symbolizer_free(sym);
+        free(order);
+        return d;
+    }
     size_t shown = opts->top && opts->top < p->ncontexts ? opts->top : p->ncontexts;
     fprintf(out, "top %zu of %zu contexts by %s\n\n", shown, p->ncontexts,
             hr_sort_key_name(opts->sort));

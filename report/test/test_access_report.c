@@ -331,7 +331,7 @@ START_TEST(json_fields)
                               "    \"reads_writes_apart\": true,\n    \"abi_unknown\": false,\n"
                               "    \"granule\": 64,\n    \"histogram_granules\": 32,\n"
                               "    \"instrumented_modules\": [\"/usr/bin/app\", "
-                              "\"/usr/lib/libx.so\", \"0x900000\"]\n  },\n  \"contexts\""),
+                              "\"/usr/lib/libx.so\", \"0x900000\"]\n  },\n  \"merged_from\": null,"),
                   "%s", out);
     char *c1 = strstr(out, "\"context_id\": 1,");
     char *c3 = strstr(out, "\"context_id\": 3,");
@@ -352,7 +352,7 @@ START_TEST(json_fields)
     ht_sample(&b);
     p = parse_ok(&b);
     out = render(p, 1);
-    ck_assert(strstr(out, "  \"access\": null,\n  \"contexts\""));
+    ck_assert(strstr(out, "  \"access\": null,\n  \"merged_from\": null,"));
     ck_assert(strstr(out, "\"total_write_count\": 0,"));
     ck_assert(strstr(out, "\"access_density\": 0,"));
     free(out);

@@ -151,17 +151,20 @@ START_TEST(access_bytes)
 }
 END_TEST
 
-START_TEST(cli_several_refused)
+START_TEST(cli_several_merged)
 {
     struct ht_buf b = {0};
     ht_sample(&b);
     char *path = ht_tmpfile(b.data, b.len);
     FILE *o = tmpfile(), *e = tmpfile();
+    /* several profiles are merged into one */
+    FILE *o2 = tmpfile();
     char *argv[] = {"heapprof-report", "-f", "dhat", path, path, NULL};
-    ck_assert_int_eq(hr_cli_run(5, argv, o, e), HR_EXIT_USAGE);
-    char *err = ht_slurp(e);
-    ck_assert_str_eq(err, "heapprof-report: --format dhat takes one profile, 2 given (try --help)\n");
-    free(err);
+    ck_assert_int_eq(hr_cli_run(5, argv, o2, e), HR_EXIT_OK);
+    char *merged = ht_slurp(o2);
+    ck_assert(ht_json_valid(merged));
+    free(merged);
+    fclose(o2);
     char *argv1[] = {"heapprof-report", "-f", "dhat", path, NULL};
     ck_assert_int_eq(hr_cli_run(4, argv1, o, e), HR_EXIT_OK);
     char *out = ht_slurp(o);
@@ -184,7 +187,7 @@ int main(void)
     tcase_add_test(tc, fields_and_figures);
     tcase_add_test(tc, same_stack_merged);
     tcase_add_test(tc, access_bytes);
-    tcase_add_test(tc, cli_several_refused);
+    tcase_add_test(tc, cli_several_merged);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

@@ -201,7 +201,7 @@ START_TEST(command_line)
     ck_assert_str_eq(out, "0x402000 20\n0x401100;0x401000 10\n");
     free(out);
     free(err);
-    const char *a2[] = {"-f", "folded", "-m", "leaked", path};
+    const char *a2[] = {"-f", "folded", "-M", "leaked", path};
     ck_assert_int_eq(cli(a2, 5, &out, &err), HR_EXIT_OK);
     ck_assert_str_eq(out, "0x401100;0x401000 500\n");
     free(out);

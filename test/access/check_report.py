@@ -134,6 +134,8 @@ def main():
     expected_path, mode, json_path, source = sys.argv[1:5]
     want, hist = expected(expected_path, 'inline' if mode == 'clang16' else mode)
     report = json.load(open(json_path))
+    for c in report['contexts']:  # schema 2: frames are indices into the frame table
+        c['frames'] = [report['frame_table'][i] for i in c['frames']]
     found = sites(report, source)
     a = report['access']
     if a is None:

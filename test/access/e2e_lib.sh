@@ -146,8 +146,9 @@ access_crosscheck() {
     python3 - "$d/report.json" >"$d/heapprof.sites" <<'EOF'
 import json, sys
 sites = {}
-for c in json.load(open(sys.argv[1]))['contexts']:
-    fn = c['frames'][0]['function'] if c['frames'] else ''
+doc = json.load(open(sys.argv[1]))
+for c in doc['contexts']:
+    fn = doc['frame_table'][c['frames'][0]]['function'] if c['frames'] else ''
     if fn.startswith('site_') and c['alloc_count']:
         s = sites.setdefault(fn[5:], [0, 0, 0])
         s[0] += c['alloc_count']; s[1] += c['total_size']; s[2] += c['total_access_count']
@@ -209,6 +210,8 @@ access_real() {
     if msg=$(python3 - "$d/report.json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
+for c in doc['contexts']:  # schema 2: frames are indices into the frame table
+    c['frames'] = [doc['frame_table'][i] for i in c['frames']]
 a = doc['access']
 bad = []
 if a is None or a['modes'] != ['inline'] or not any(m.endswith('/src/lua') for m in a['instrumented_modules']):

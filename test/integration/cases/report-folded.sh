@@ -98,7 +98,7 @@ elif have_shim "$name"; then
     if [ "$(cat "$TMP/sq/st")" != 0 ] || [ -z "$prof" ]; then
         bad "$name" "run failed: $(describe "$(cat "$TMP/sq/st")"): $(excerpt "$TMP/sq/err")"
     elif ! "$REPORT" -f folded -o "$TMP/sq.bytes" "$prof" 2>"$TMP/sq.err" ||
-        ! "$REPORT" -f folded -m count -o "$TMP/sq.count" "$prof" 2>>"$TMP/sq.err" ||
+        ! "$REPORT" -f folded -M count -o "$TMP/sq.count" "$prof" 2>>"$TMP/sq.err" ||
         ! "$REPORT" -f json -o "$TMP/sq.json" "$prof" 2>>"$TMP/sq.err"; then
         bad "$name" "heapprof-report failed: $(head -c 300 "$TMP/sq.err")"
     elif ! folded_read "$TMP/sq.bytes" >"$TMP/sq.bytes.tsv" 2>"$TMP/sq.rerr" ||

@@ -133,16 +133,12 @@ PY
     fi
 
     # Interval dumps of one run: the chart of the live heap over time has a point per dump.
-    # The command line takes several profiles for html once they are merged (report-core);
-    # until then it refuses them with one line, and this check says so.
     name=html-timeline
     if have_prog "$name" "$sites" && run "$name" "dump_interval_ms=50" "$sites"; then
         set -- "$TMP/$name"/p.*.hpf.*
         "$REPORT" -f html -o "$TMP/tl.html" "$(first_profile "$TMP/$name")" "$@" 2>"$TMP/tl.err"
         st=$?
-        if [ $st = 2 ] && grep -q "takes one profile" "$TMP/tl.err"; then
-            skip "$name" "several profiles are refused until merging is wired: $(head -1 "$TMP/tl.err")"
-        elif [ $st != 0 ]; then
+        if [ $st != 0 ]; then
             bad "$name" "heapprof-report: status $st: $(head -c 300 "$TMP/tl.err")"
         elif page_load "$name" "$TMP/tl.html"; then
             if grep -q '<polyline' "$TMP/tl.html.dom" && grep -q "$(($# + 1)) dumps of 1 process" "$TMP/tl.html.dom"; then
