@@ -211,11 +211,11 @@ START_TEST(command_line)
     ck_assert_str_eq(err, "heapprof-report: unknown metric 'nope' (try --help)\n");
     free(out);
     free(err);
+    /* two copies of one process's dump merge into one: the same lines */
     const char *a4[] = {"-f", "folded", path, path};
-    ck_assert_int_eq(cli(a4, 4, &out, &err), HR_EXIT_USAGE);
-    ck_assert_str_eq(out, "");
-    ck_assert_ptr_nonnull(strstr(err, "heapprof-report: "));
-    ck_assert_ptr_eq(strchr(err, '\n'), err + strlen(err) - 1); /* one line */
+    ck_assert_int_eq(cli(a4, 4, &out, &err), HR_EXIT_OK);
+    ck_assert_str_eq(err, "");
+    ck_assert_ptr_nonnull(strchr(out, '\n'));
     free(out);
     free(err);
     unlink(path);
