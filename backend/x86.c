@@ -162,6 +162,8 @@ static int opcode_group(struct dec *d, uint8_t op)
     } else { /* 0xff */
         if (reg == 3 || reg == 5 || reg == 7)
             return 0; /* far call/jmp */
+        if (reg == 2 || reg == 4)
+            d->in->indirect = 1;
         if (reg == 4)
             d->in->kind = HP_X86_END; /* jmp r/m: where it goes is not known here */
     }

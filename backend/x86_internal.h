@@ -22,6 +22,7 @@ struct hp_x86_insn {
     int cc;               /* HP_X86_JCC: the condition (0..15) */
     int rip_disp;         /* offset of a rip-relative disp32 in the instruction, or -1 */
     uint64_t target;      /* HP_X86_JMP/JCC/CALL: the absolute target */
+    int indirect;         /* 1: call or jmp through a register or memory (ff /2, ff /4) */
 };
 
 /* Decode the instruction at code (its address is also where it runs). Returns its length, or
