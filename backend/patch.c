@@ -489,10 +489,41 @@ static void *definition_of(const char *name)
 void *hp_bound_symbol(const char *name) { return definition_of(name); }
 
 /* Does the object loaded at base define name? */
-static int defined_in(const char *name, const void *base)
+struct object_syms {
+    const void *base;
+    struct dynsyms ds;
+    int ok;
+};
+
+static int find_object_syms(struct dl_phdr_info *info, size_t size, void *arg)
 {
-    void *fn = dlsym(RTLD_DEFAULT, name);
-    return fn && hp_object_start(fn) == base;
+    (void)size;
+    struct object_syms *o = arg;
+    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (uintptr_t)o->base - a < ph->p_memsz) {
+            o->ok = dynsyms_of(info, &o->ds) == 0;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The dynamic symbols of the object loaded at base: looked up in its own table, not with dlsym,
+ * whose failures allocate (dlerror's buffer) from the allocator being patched. */
+static struct object_syms alloc_syms;
+
+static int object_syms(const void *base)
+{
+    hp_memset(&alloc_syms, 0, sizeof alloc_syms);
+    alloc_syms.base = base;
+    return dl_iterate_phdr(find_object_syms, &alloc_syms) && alloc_syms.ok;
+}
+
+static int defined_in(const char *name)
+{
+    return alloc_syms.ok && dynsym_find(&alloc_syms.ds, name) != NULL;
 }
 
 /* The shim's own dynamic symbols: what add_hook redirects to. */
@@ -722,18 +753,23 @@ static int complete(const char **why)
         ents[n].size = apis[j].size;
         ents[n].role = HP_REACH_API;
     }
-    return hp_reach_check(ents, n, why);
+    /* A sanitizer's runtime linked into the program (clang's -fsanitize=address, thread,
+     * memory, leak) is reached by the program's code only through its interface (__asan_*,
+     * __tsan_*, its interceptors), none of which frees a block of the program's; the code
+     * behind it shares its internals (their assertions, their own allocator) with free. */
+    int runtime = defined_in("__sanitizer_print_stack_trace");
+    return hp_reach_check(ents, n, !runtime, why);
 }
 
 /* The allocator's other API functions that the object at base exports (the rest come from its
  * full symbol table, symtab_scan). */
-static void exported_apis(const void *base)
+static void exported_apis(void)
 {
     for (size_t k = 0; k < sizeof api_names / sizeof api_names[0]; k++) {
-        void *fn = definition_of(api_names[k]);
+        void *fn = alloc_syms.ok ? dynsym_find(&alloc_syms.ds, api_names[k]) : NULL;
         Dl_info fi;
         const ElfW(Sym) *sym = NULL;
-        if (fn && dladdr1(fn, &fi, (void **)&sym, RTLD_DL_SYMENT) && fi.dli_fbase == base)
+        if (fn && dladdr1(fn, &fi, (void **)&sym, RTLD_DL_SYMENT))
             add_api(fn, sym ? sym->st_size : 0);
     }
 }
@@ -758,7 +794,8 @@ int hp_patch_allocator(void *malloc_fn, const char **why)
     }
     nhooks = 0;
     napis = 0;
-    exported_apis(base);
+    object_syms(base);
+    exported_apis();
     /* The names the object exports, then those only its full symbol table has (an executable
      * exports only what shared libraries use: a program linked with jemalloc keeps mallocx
      * and sdallocx to itself, and a block of the shim's must not reach them unpatched). */
@@ -781,7 +818,7 @@ int hp_patch_allocator(void *malloc_fn, const char **why)
      * free jumps through a table); should a build inline that differently, the program is
      * still known by what it exports: ChromeMain, or Chromium's sandbox overrides of
      * getaddrinfo and localtime64_r, which no allocator defines. */
-    if (defined_in("ChromeMain", base) || (defined_in("getaddrinfo", base) && defined_in("localtime64_r", base))) {
+    if (defined_in("ChromeMain") || (defined_in("getaddrinfo") && defined_in("localtime64_r"))) {
         *why = "it is Chromium's allocator shim, which the program also calls by its own ways";
         return -1;
     }
@@ -878,6 +915,7 @@ int hp_patch_prefixed(const char *prefix, const char **why)
     }
     nhooks = 0;
     napis = 0;
+    object_syms(info.dli_fbase);
     if (symtab_scan(prefix, NULL, info.dli_fbase, self, why) != 0)
         return -1;
     if (nhooks == 0)

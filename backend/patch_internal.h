@@ -48,6 +48,6 @@ struct hp_reach_entry {
  * object's data, or, in the main program, when code reachable from its start or its
  * initialisers calls or jumps to one without passing an entry point, and when any of this
  * cannot be read. 0: none of that was found. */
-int hp_reach_check(const struct hp_reach_entry *ent, int n, const char **why);
+int hp_reach_check(const struct hp_reach_entry *ent, int n, int walk, const char **why);
 
 #endif

@@ -122,11 +122,15 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 /* The functions entry point e calls or jumps to outside its own body (other entry points and
- * calls out of the object left out), added to out[*n]; *dispatch set when it jumps through a
- * pointer. -1: its code cannot be read through. */
+ * calls out of the object left out), added to out[*n]; *dispatch set when it calls or jumps
+ * through a pointer and calls nothing directly: a table of functions is then all it has
+ * (Chromium's). One that calls code of its own too has hooks beside it (jemalloc's junk
+ * callbacks, glibc's __free_hook in libc_malloc_debug.so). -1: its code cannot be read
+ * through. */
 static int callees(const struct reach *r, const struct hp_reach_entry *e, uintptr_t *out, int *n,
                    int *dispatch)
 {
+    int ind_call = 0, direct = 0;
     uintptr_t end = e->fn + (e->size ? e->size : 4096);
     int ended = 0;
     for (uintptr_t at = e->fn; at < end;) {
@@ -136,14 +140,16 @@ static int callees(const struct reach *r, const struct hp_reach_entry *e, uintpt
             !hp_x86_decode((const uint8_t *)at, (int)(left < 15 ? left : 15), &in))
             return ended ? 0 : -1; /* after a ret or a trap: padding, or the trap's operands */
         ended = in.kind == HP_X86_END || in.kind == HP_X86_JMP;
-        if (in.indirect && in.kind == HP_X86_END)
-            *dispatch = 1;
+        if (in.indirect)
+            ind_call = 1;
         if (in.kind == HP_X86_JMP || in.kind == HP_X86_JCC || in.kind == HP_X86_CALL) {
             uintptr_t t = (uintptr_t)in.target;
             int dup = 0;
             for (int i = 0; i < *n; i++)
                 dup |= out[i] == t;
-            if ((t < e->fn || t >= end) && in_exec(r, t) && !is_entry(r, t) && !plt_stub(r, t) && !dup) {
+            int outside = (t < e->fn || t >= end) && in_exec(r, t);
+            direct |= outside;
+            if (outside && !is_entry(r, t) && !plt_stub(r, t) && !dup) {
                 if (*n == MAX_INTERNAL)
                     return -1;
                 out[(*n)++] = t;
@@ -153,6 +159,8 @@ static int callees(const struct reach *r, const struct hp_reach_entry *e, uintpt
         if (!e->size && ended)
             break; /* size unknown: its first straight run only */
     }
+    if (ind_call && !direct)
+        *dispatch = 1;
     return 0;
 }
 
@@ -333,7 +341,7 @@ static void roots(struct reach *r) { reach_to(r, (uintptr_t)getauxval(AT_ENTRY),
 
 static char why_buf[200];
 
-int hp_reach_check(const struct hp_reach_entry *ent, int nent, const char **why)
+int hp_reach_check(const struct hp_reach_entry *ent, int nent, int walk_code, const char **why)
 {
     static struct reach r;
     hp_memset(&r, 0, sizeof r);
@@ -356,7 +364,7 @@ int hp_reach_check(const struct hp_reach_entry *ent, int nent, const char **why)
     /* A shared library's internal functions are reached from outside it only through what it
      * exports: its allocation entry points, patched, and its other functions (mallctl, ...),
      * which are the allocator's own. A program's code calls them directly. */
-    if (!r.is_main || !r.ninternal)
+    if (!r.is_main || !r.ninternal || !walk_code)
         return 0;
     r.seen_len = ((r.xhi - r.xlo) >> 3) + 1;
     r.seen = mmap(NULL, r.seen_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -386,9 +394,9 @@ int hp_reach_check(const struct hp_reach_entry *ent, int nent, const char **why)
 
 #else
 
-int hp_reach_check(const struct hp_reach_entry *ent, int nent, const char **why)
+int hp_reach_check(const struct hp_reach_entry *ent, int nent, int walk_code, const char **why)
 {
-    (void)ent, (void)nent;
+    (void)ent, (void)nent, (void)walk_code;
     *why = "patching is implemented for x86_64 only";
     return -1;
 }
