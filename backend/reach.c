@@ -18,6 +18,7 @@
 #define WALK_BUDGET ((size_t)8 << 20) /* instructions; a larger program is not analysed */
 #define STACK_CAP ((size_t)1 << 20)
 #define TABLE_MAX 4096                /* entries of one switch's jump table */
+#define DATA_WINDOW 32                /* words of data looked through for code pointers */
 
 struct seg {
     uintptr_t lo, hi;
@@ -214,8 +215,9 @@ static uintptr_t stored_in_data(const struct reach *r)
         const uintptr_t *w = (const uintptr_t *)((r->seg[i].lo + 7) & ~(uintptr_t)7);
         const uintptr_t *end = (const uintptr_t *)(r->seg[i].hi & ~(uintptr_t)7);
         for (; w < end; w++)
-            if (*w >= r->xlo && *w < r->xhi && is_internal(r, *w))
-                return (uintptr_t)w;
+            if (*w >= r->xlo && *w < r->xhi && is_internal(r, *w) &&
+                ((const void *)w < (const void *)r || (const void *)w >= (const void *)(r + 1)))
+                return (uintptr_t)w; /* (r itself holds them when this code is in the object) */
     }
     return 0;
 }
@@ -264,9 +266,29 @@ static void jump_table(struct reach *r, uintptr_t tab, int width, uintptr_t at)
     }
 }
 
+/* Code pointers in the object's data at x (a table of functions, a C++ vtable, a structure
+ * with callbacks that code took the address of), up to DATA_WINDOW words and up to the first
+ * word that points nowhere in the object (an end, a number: the structure is over). With
+ * depth, a data pointer there is looked through the same way (a pointer to the table). */
+static void data_pointers(struct reach *r, uintptr_t x, int depth, uintptr_t at)
+{
+    x &= ~(uintptr_t)7;
+    for (int k = 0; k < DATA_WINDOW && readable(r, x + (uintptr_t)k * 8, 8); k++) {
+        uintptr_t v;
+        hp_memcpy(&v, (const void *)(x + (uintptr_t)k * 8), 8);
+        if (in_exec(r, v))
+            reach_to(r, v, at);
+        else if (!readable(r, v, 8))
+            return;
+        else if (depth)
+            data_pointers(r, v, depth - 1, at);
+    }
+}
+
 /* One instruction's references to code: a relative branch's target, a code address taken by
- * lea (rip-relative) or mov of an immediate (non-PIE), a jump table. *table: the data address
- * the last lea of this straight run took, a jump table's candidate. */
+ * lea (rip-relative) or mov of an immediate (non-PIE), code pointers in the data it takes the
+ * address of or loads from, a jump table. *table: the data address the last lea of this
+ * straight run took, a jump table's candidate. */
 static void references(struct reach *r, uintptr_t at, const struct hp_x86_insn *in, uintptr_t *table)
 {
     const uint8_t *c = (const uint8_t *)at;
@@ -274,14 +296,26 @@ static void references(struct reach *r, uintptr_t at, const struct hp_x86_insn *
         reach_to(r, (uintptr_t)in->target, at);
         return;
     }
-    if (in->rip_disp >= 2 && c[in->rip_disp - 2] == 0x8d) { /* lea x(%rip) */
+    if (in->rip_disp >= 2 && (c[in->rip_disp - 2] == 0x8d || c[in->rip_disp - 2] == 0x8b)) {
+        /* lea x(%rip), mov x(%rip) */
         int32_t d;
         hp_memcpy(&d, c + in->rip_disp, 4);
         uintptr_t x = at + (uintptr_t)in->len + (uintptr_t)(intptr_t)d;
-        if (in_exec(r, x))
+        if (in_exec(r, x)) {
             reach_to(r, x, at);
-        else if (readable(r, x, 4))
-            *table = x;
+        } else if (readable(r, x, 4)) {
+            uintptr_t v;
+            if (c[in->rip_disp - 2] == 0x8d) { /* its address taken: what it holds */
+                *table = x;
+                data_pointers(r, x, 0, at);
+            } else if (readable(r, x, 8)) { /* loaded: the pointer it holds */
+                hp_memcpy(&v, (const void *)x, 8);
+                if (in_exec(r, v))
+                    reach_to(r, v, at);
+                else if (readable(r, v, 8))
+                    data_pointers(r, v, 0, at);
+            }
+        }
         return;
     }
     if (in->len >= 5 && in->rip_disp < 0) {

@@ -1,5 +1,6 @@
-/* Unit tests for backend/x86.c (instruction lengths, rip-relative operands, branches, refusals)
- * and backend/patch.c's resolution of PLT entries. The patching itself, of real allocators, runs
+/* Unit tests for backend/x86.c (instruction lengths, rip-relative operands, branches, refusals),
+ * backend/patch.c's resolution of PLT entries and backend/reach.c's look through this test
+ * program's own code for paths into an allocator's free functions. The patching itself, of real allocators, runs
  * in test/profiling/cases/linked.sh and preloaded-first.sh. */
 #include "unit_support.h"
 
@@ -8,6 +9,7 @@
 #include "backend/x86_internal.h"
 
 #include <stdint.h>
+#include <string.h>
 #include <unistd.h>
 
 struct want {
@@ -151,6 +153,48 @@ START_TEST(test_next_sym)
 }
 END_TEST
 
+/* Three small "allocators" in this program, for reach.c. Each free entry point calls an internal
+ * free function; only the second's is also called from elsewhere (t_past, which a test below
+ * calls: reachable from main through the test table); the third's free calls only through a
+ * pointer. The bodies store to volatile globals so that nothing is folded. */
+void *volatile t_sink_a, *volatile t_sink_b, *volatile t_sink_c;
+static __attribute__((noinline)) void t_internal_a(void *p) { t_sink_a = p; }
+static __attribute__((noinline)) void t_internal_b(void *p) { t_sink_b = p; }
+static __attribute__((noinline)) void t_internal_c(void *p) { t_sink_c = p; }
+__attribute__((noinline)) void t_free_a(void *p) { t_internal_a(p); __asm__ volatile(""); }
+__attribute__((noinline)) void t_free_b(void *p) { t_internal_b(p); __asm__ volatile(""); }
+void (*volatile t_table)(void *) = t_internal_c;
+__attribute__((noinline)) void t_free_c(void *p) { t_table(p); __asm__ volatile(""); }
+__attribute__((noinline)) void t_past(void *p) { t_internal_b(p); __asm__ volatile(""); }
+
+static int reach(void (*fn)(void *), const char **why)
+{
+    struct hp_reach_entry e = {(uintptr_t)fn, 0, HP_REACH_FREE};
+    *why = "";
+    return hp_reach_check(&e, 1, 1, why);
+}
+
+START_TEST(test_reach)
+{
+    const char *why;
+    t_free_a(&why);
+    t_free_b(&why);
+    t_free_c(&why);
+    t_past(&why); /* the path past t_free_b's entry */
+    ck_assert_msg(reach(t_free_a, &why) == 0, "t_free_a: %s", why);
+    ck_assert_int_eq(reach(t_free_b, &why), -1);
+    ck_assert_msg(strstr(why, "calls one of its internal free functions"), "t_free_b: %s", why);
+    ck_assert_int_eq(reach(t_free_c, &why), -1);
+    ck_assert_msg(strstr(why, "dispatches through a table"), "t_free_c: %s", why);
+    /* Without the walk (a sanitizer's runtime): only the entry points are looked at. */
+    struct hp_reach_entry e = {(uintptr_t)t_free_b, 0, HP_REACH_FREE};
+    ck_assert_int_eq(hp_reach_check(&e, 1, 0, &why), 0);
+    /* t_internal_b also called by an allocation entry point: not a free function of its own. */
+    struct hp_reach_entry both[] = {{(uintptr_t)t_free_b, 0, HP_REACH_FREE}, {(uintptr_t)t_past, 0, HP_REACH_ALLOC}};
+    ck_assert_msg(hp_reach_check(both, 2, 1, &why) == 0, "%s", why);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("patch");
@@ -160,6 +204,7 @@ int main(void)
     tcase_add_test(tc, test_limits);
     tcase_add_test(tc, test_resolve_plt);
     tcase_add_test(tc, test_next_sym);
+    tcase_add_test(tc, test_reach);
     suite_add_tcase(s, tc);
     return hp_unit_run(s);
 }
