@@ -103,6 +103,18 @@ START_TEST(test_branch_targets)
     const uint8_t call[] = {0xe8, 0x00, 0x01, 0x00, 0x00};
     ck_assert_int_eq(hp_x86_decode(call, 5, &in), 5);
     ck_assert(in.target == (uint64_t)(uintptr_t)call + 5 + 0x100);
+    ck_assert_int_eq(in.indirect, 0);
+    /* Through a pointer: call *%rax, jmp *0x40(%rax), jmp *x(%rip); not inc (ff /0). */
+    const uint8_t call_rax[] = {0xff, 0xd0}, jmp_mem[] = {0xff, 0x60, 0x40}, jmp_rip[] = {0xff, 0x25, 0, 0, 0, 0};
+    const uint8_t inc[] = {0xff, 0xc0};
+    ck_assert_int_eq(hp_x86_decode(call_rax, 2, &in), 2);
+    ck_assert(in.indirect && in.kind == HP_X86_PLAIN);
+    ck_assert_int_eq(hp_x86_decode(jmp_mem, 3, &in), 3);
+    ck_assert(in.indirect && in.kind == HP_X86_END);
+    ck_assert_int_eq(hp_x86_decode(jmp_rip, 6, &in), 6);
+    ck_assert(in.indirect && in.kind == HP_X86_END);
+    ck_assert_int_eq(hp_x86_decode(inc, 2, &in), 2);
+    ck_assert_int_eq(in.indirect, 0);
 }
 END_TEST
 
