@@ -52,6 +52,15 @@ static int in_exec(const struct reach *r, uintptr_t a)
     return 0;
 }
 
+/* Bytes of code readable at a (to its segment's end), at most 15: an instruction's most. */
+static int code_left(const struct reach *r, uintptr_t a)
+{
+    for (int i = 0; i < r->nseg; i++)
+        if (r->seg[i].exec && a >= r->seg[i].lo && a < r->seg[i].hi)
+            return r->seg[i].hi - a < 15 ? (int)(r->seg[i].hi - a) : 15;
+    return 0;
+}
+
 /* Are n bytes at a inside one of the object's segments (mapped, readable)? */
 static int readable(const struct reach *r, uintptr_t a, size_t n)
 {
@@ -108,8 +117,8 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *arg)
     r->xlo = UINTPTR_MAX;
     for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD || r->nseg == MAX_SEGS)
-            continue;
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_R) || r->nseg == MAX_SEGS)
+            continue; /* (a segment that cannot be read is no code or data to look at) */
         struct seg *s = &r->seg[r->nseg++];
         s->lo = info->dlpi_addr + ph->p_vaddr;
         s->hi = s->lo + ph->p_memsz;
@@ -348,12 +357,11 @@ static int walk(struct reach *r, const char **why)
             uintptr_t o = at - r->xlo;
             r->seen[o >> 3] |= (uint8_t)(1u << (o & 7));
             struct hp_x86_insn in;
-            size_t left = r->xhi - at;
             if (r->budget-- == 0) {
                 *why = "the program is too large to show that every free goes through the entry points";
                 return -1;
             }
-            if (!hp_x86_decode((const uint8_t *)at, left < 15 ? (int)left : 15, &in))
+            if (!hp_x86_decode((const uint8_t *)at, code_left(r, at), &in))
                 break; /* code this decoder does not know (AVX): this path ends here */
             references(r, at, &in, &table);
             if (in.kind == HP_X86_END || in.kind == HP_X86_JMP)
