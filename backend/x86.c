@@ -237,6 +237,7 @@ int hp_x86_decode(const uint8_t *code, int avail, struct hp_x86_insn *in)
 {
     *in = (struct hp_x86_insn){0}; /* no library call: this file stands alone */
     in->rip_disp = -1;
+    in->modrm = -1;
     in->kind = HP_X86_PLAIN;
     struct dec d = {.code = code, .avail = avail, .in = in};
     if (!prefixes(&d))
@@ -250,6 +251,8 @@ int hp_x86_decode(const uint8_t *code, int avail, struct hp_x86_insn *in)
         if (ok < 0)
             ok = opcode_single(&d, op);
     }
+    if (d.modrm)
+        in->modrm = d.i;
     if (!ok || (d.modrm && !modrm_operand(&d)))
         return 0;
     d.i += d.imm;

@@ -165,6 +165,33 @@ START_TEST(test_next_sym)
 }
 END_TEST
 
+/* The code after a call: does it read a register the callee may clobber before writing it? */
+static int after_call(const uint8_t *code, size_t n, size_t start)
+{
+    return hp_x86_reads_clobbered((uintptr_t)code + start, (uintptr_t)code, (uintptr_t)code + n);
+}
+
+START_TEST(test_reads_clobbered)
+{
+    const uint8_t reads_rdx[] = {0x48, 0x89, 0xd0, 0xc3};                   /* mov %rdx,%rax; ret */
+    const uint8_t zeroed[] = {0x31, 0xd2, 0x48, 0x89, 0xd0, 0xc3};          /* xor %edx,%edx; mov */
+    const uint8_t stos[] = {0xf3, 0x48, 0xab, 0xc3};                        /* rep stos: rcx, rdi */
+    const uint8_t stos_set[] = {0xb9, 5, 0, 0, 0, 0x48, 0x8d, 0x3d, 0, 0, 0, 0, 0xf3, 0x48, 0xab, 0xc3};
+    const uint8_t cmp_rip[] = {0x48, 0x83, 0x3d, 0, 0, 0, 0, 0, 0xc3};      /* cmpq $0,x(%rip) */
+    const uint8_t to_xmm[] = {0x66, 0x48, 0x0f, 0x6e, 0xc2, 0xc3};          /* movq %rdx,%xmm0 */
+    const uint8_t loop[] = {0x48, 0x89, 0xd0, 0x83, 0xeb, 0x01, 0x75, 0xf8, 0xc3}; /* back edge */
+    const uint8_t callee_saved[] = {0x48, 0x89, 0xd8, 0x4c, 0x89, 0xe7, 0xc3}; /* rbx; writes rdi */
+    ck_assert_int_eq(after_call(reads_rdx, sizeof reads_rdx, 0), 1);
+    ck_assert_int_eq(after_call(zeroed, sizeof zeroed, 0), 0);
+    ck_assert_int_eq(after_call(stos, sizeof stos, 0), 1);
+    ck_assert_int_eq(after_call(stos_set, sizeof stos_set, 0), 0);
+    ck_assert_int_eq(after_call(cmp_rip, sizeof cmp_rip, 0), 0);
+    ck_assert_int_eq(after_call(to_xmm, sizeof to_xmm, 0), 1);
+    ck_assert_int_eq(after_call(loop, sizeof loop, 3), 1);
+    ck_assert_int_eq(after_call(callee_saved, sizeof callee_saved, 0), 0);
+}
+END_TEST
+
 /* Three small "allocators" in this program, for reach.c. Each free entry point calls an internal
  * free function; only the second's is also called from elsewhere (t_past, which a test below
  * calls: reachable from main through the test table); the third's free calls only through a
@@ -217,6 +244,7 @@ int main(void)
     tcase_add_test(tc, test_resolve_plt);
     tcase_add_test(tc, test_next_sym);
     tcase_add_test(tc, test_reach);
+    tcase_add_test(tc, test_reads_clobbered);
     suite_add_tcase(s, tc);
     return hp_unit_run(s);
 }
