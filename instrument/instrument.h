@@ -24,15 +24,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shadow/shadow.h"
+
 #define HP_RT_EXPORT __attribute__((visibility("default")))
 
 /* The MemProf ABI version this runtime speaks: clang 14 to 16 call the check of version 1. */
 #define HP_RT_MEMPROF_ABI 1
 
-/* Plane 0 of the shadow (the symbol clang's inline code reads at each function's entry), and
- * plane 1 for writes, 0 when there is none (no shim, or it could not reserve one). */
+/* Plane 0 of the shadow (the symbol clang's inline code reads at each function's entry),
+ * plane 1 for writes and plane 2 for per-word counts, 0 when there is none (no shim, it could
+ * not reserve one, or no callback module attached; plane 2 also: word histograms off). */
 extern uintptr_t __memprof_shadow_memory_dynamic_address HP_RT_EXPORT;
 extern uintptr_t __heapprof_rt_wbase HP_RT_EXPORT;
+extern uintptr_t __heapprof_rt_hbase HP_RT_EXPORT;
 
 /* Set the shadow up (once; later calls return at once). */
 void hp_rt_init(void);
@@ -42,10 +46,12 @@ void __heapprof_rt_module(unsigned mode, const void *where) HP_RT_EXPORT;
 void hp_rt_unknown_abi(unsigned version);
 
 /* Count accesses to [a, a + n) as MemProf's runtime does for memory intrinsics: one per 8
- * bytes (at a, a + 8, ...), each in the granule of its address; write: also in plane 1. */
+ * bytes (at a, a + 8, ...), each in the granule of its address; write: also in plane 1; each
+ * step also in the word of its address (plane 2, armed words only). */
 void hp_rt_count_range(uintptr_t a, size_t n, int write);
 
-/* One load or store at a. */
+/* One load or store at a: its granule's counter, the writes plane's for a store, and its
+ * word's counter when plane 2 exists and the shim armed that word (a small block's). */
 static inline void hp_rt_count(uintptr_t a, int write)
 {
     uintptr_t b = __memprof_shadow_memory_dynamic_address;
@@ -58,6 +64,9 @@ static inline void hp_rt_count(uintptr_t a, int write)
         if (w)
             ((uint64_t *)w)[i]++;
     }
+    uintptr_t h = __heapprof_rt_hbase;
+    if (h)
+        hp_shadow_word_bump(h, a);
 }
 
 #endif

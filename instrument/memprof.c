@@ -56,6 +56,7 @@ HP_RT_EXPORT void *__memprof_memset(void *dst, int c, size_t n)
 void hp_rt_count_range(uintptr_t a, size_t n, int write)
 {
     uintptr_t b = __memprof_shadow_memory_dynamic_address, w = __heapprof_rt_wbase;
+    uintptr_t h = __heapprof_rt_hbase;
     if (!b || !n)
         return;
     uintptr_t end = a + n;
@@ -69,6 +70,8 @@ void hp_rt_count_range(uintptr_t a, size_t n, int write)
         *(uint64_t *)(b + off) += steps;
         if (write && w)
             *(uint64_t *)(w + off) += steps;
+        for (uint64_t k = 0; h && k < steps; k++) /* each step's word: a + 8k, distinct words */
+            hp_shadow_word_bump(h, a + k * 8);
         uintptr_t next = a + steps * 8;
         if (next <= a)
             break;

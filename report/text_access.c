@@ -32,6 +32,14 @@ void hr_text_access_header(FILE *out, const struct hr_profile *p)
         fputs(", COUNTS UNRELIABLE (a module built for an unknown MemProf ABI)", out);
     fprintf(out, "; histograms up to %" PRIu32 " granules of %" PRIu32 " B\n", a->rec.hist_bins,
             hr_access_granule(p));
+    if (a->words.word)
+        fprintf(out, "  words        per-%" PRIu32 "-byte-word histograms of blocks up to %" PRIu32
+                     " B, counters saturating at %" PRIu32 " accesses a block%s\n",
+                a->words.word, a->words.max_size, a->words.counter_max,
+                a->rec.modes & HPF_ACCESS_INLINE ? " (without the inline modules' accesses)" : "");
+    else
+        fputs("  words        no per-word histograms (only callback builds count per word: "
+              "heapprof-cc --callbacks, or gcc)\n", out);
     for (uint32_t i = 0; i < a->rec.nmodules; i++) {
         fputs(i ? "               " : "  instrumented ", out);
         if (a->modules[i].path.ptr)
@@ -113,6 +121,36 @@ static void hr_text_histogram(FILE *out, const struct hr_profile *p, const struc
             untouched);
 }
 
+/* Words listed with their counts up to this many (a struct of up to 256 bytes). */
+#define HR_WORDS_LISTED 32
+
+/* The per-word histogram: a strip, a summary, and the counts of the first words; '+' after a
+ * count whose word saturated in some block (the count is then a lower bound). */
+static void hr_text_words(FILE *out, const struct hr_context *c)
+{
+    uint32_t n = c->word_bins, peak = 0, untouched = 0, sat = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        peak = c->word_hist[i] > c->word_hist[peak] ? i : peak;
+        untouched += c->word_hist[i] == 0;
+    }
+    for (uint32_t i = 0; i < c->word_sat_bins; i++)
+        sat += c->word_sat[i] != 0;
+    fputs("    words      ", out);
+    hr_text_strip(out, c->word_hist, n);
+    fprintf(out, " %" PRIu32 " word%s of 8 B, most %" PRIu64 " (word %" PRIu32 ", bytes %" PRIu32
+                 "-%" PRIu32 "), %" PRIu32 " untouched",
+            n, n == 1 ? "" : "s", c->word_hist[peak], peak, peak * 8, peak * 8 + 7, untouched);
+    if (sat)
+        fprintf(out, ", %" PRIu32 " saturated in some block (counts are at least)", sat);
+    fputs("\n    per word  ", out);
+    for (uint32_t i = 0; i < n && i < HR_WORDS_LISTED; i++)
+        fprintf(out, " %" PRIu64 "%s", c->word_hist[i],
+                i < c->word_sat_bins && c->word_sat[i] ? "+" : "");
+    if (n > HR_WORDS_LISTED)
+        fputs(" ...", out);
+    putc('\n', out);
+}
+
 void hr_text_access_context(FILE *out, const struct hr_profile *p, const struct hr_context *c)
 {
     if (!p->access.present)
@@ -142,6 +180,8 @@ void hr_text_access_context(FILE *out, const struct hr_profile *p, const struct 
         fprintf(out, "%s per byte per second of lifetime\n", hr_num(d2, dps));
     if (c->hist_bins)
         hr_text_histogram(out, p, c);
+    if (c->word_bins)
+        hr_text_words(out, c);
 }
 
 /* Frames a view line names: allocation wrappers (luaM_malloc_, xmalloc, a C++ allocator's

@@ -3,6 +3,7 @@
 #include "profile/profile_internal.h"
 
 uint32_t hp_hist_bins;
+uint32_t hp_word_bins;
 
 struct hp_ctx_access *hp_ctx_access(uint32_t ctx, int may_wait)
 {
@@ -14,7 +15,7 @@ struct hp_ctx_access *hp_ctx_access(uint32_t ctx, int may_wait)
     struct hp_ctx_access *a = __atomic_load_n(&c->access, __ATOMIC_ACQUIRE);
     if (HP_LIKELY(a != NULL))
         return a;
-    size_t size = sizeof *a + 2 * (size_t)hp_hist_bins * sizeof a->hist[0];
+    size_t size = sizeof *a + (2 * (size_t)hp_hist_bins + 4 * (size_t)hp_word_bins) * sizeof a->hist[0];
     /* A free inside the shim's own work or a signal handler that interrupted it (the arena's
      * lock may be this thread's): the arena's variant that gives up instead of waiting. */
     struct hp_ctx_access *fresh = may_wait || !hp_tls.depth ? hp_meta_alloc(size)
@@ -31,6 +32,11 @@ uint64_t *hp_profile_hist(uint32_t ctx, uint64_t granules)
 {
     if (granules == 0 || granules > hp_hist_bins)
         return NULL;
+    return hp_profile_hists(ctx);
+}
+
+uint64_t *hp_profile_hists(uint32_t ctx)
+{
     /* The thread's entry for the context keeps the pointer once looked up: the context and its
      * access state are seldom in the cache, the entry is about to be used by the free. Not
      * from a signal handler inside the shim, whose thread may be changing its entries. */

@@ -21,11 +21,22 @@
  *   plane 1 (wbase)  writes only: fed by callback builds (clang callbacks, gcc), which know
  *                    loads from stores; inline builds never touch it. Reserved at base + 16 TiB
  *                    (a fixed distance) when free, else anywhere; reads = plane 0 - plane 1.
- * Room for later planes, not built: a per-8-byte-word histogram for small objects in callback
- * mode (1-byte saturating counters, counter(a) = hbase + (a >> 3), also 16 TiB), and a
- * false-sharing plane (one 8-byte record per 64-byte cache line, i.e. the same index as plane
- * 0: last writing thread and a count of writes by another thread than the previous accessor,
- * Predator-style). Both need callbacks: inline code only increments.
+ *   plane 2 (hbase)  words (words.c): one 1-byte counter per 8-byte word, loads and stores
+ *                    together, for the per-word histogram of small blocks. Fed by callback
+ *                    builds only (inline code has no room for a second, conditional update);
+ *                    reserved at base + 32 TiB when free, else anywhere, and only when a callback
+ *                    module attaches with word histograms on (hp_shadow_word_max):
+ *
+ *     word(a) = hbase + (a >> 3)        a block's word i = its bytes [8i, 8i + 8)
+ *
+ *                    A word counts only while the shim arms it: 0 = not armed (never written by
+ *                    the callbacks, so large arrays, globals and blocks above the bound cost no
+ *                    memory in this plane), 1 + n = armed, n accesses, saturating at
+ *                    HP_WORD_MAX (254) accesses. Armed at allocation for blocks of up to
+ *                    hp_shadow_word_max bytes, disarmed (0) when taken at free.
+ * Room for a later plane, not built: false sharing (one 8-byte record per 64-byte cache line,
+ * the same index as plane 0: last writing thread and a count of writes by another thread than
+ * the previous accessor, Predator-style). It needs callbacks: inline code only increments.
  *
  * Blocks never share a counter. The shim puts a 32-byte header immediately before every user
  * pointer (core header.h: raw .. padding .. header .. user), inside the block it got from the
@@ -65,10 +76,17 @@
  * of counters cover 512 KiB of heap. */
 #define HP_SHADOW_RELEASE_MIN ((size_t)64 << 10)
 
+/* Word plane (plane 2): one byte per 8 bytes; 0 = not armed, 1 + n = n accesses. */
+#define HP_WORD_BYTES 8u
+#define HP_WORD_ARMED 1u
+#define HP_WORD_TOP 255u                         /* the counter's largest value */
+#define HP_WORD_MAX (HP_WORD_TOP - HP_WORD_ARMED) /* accesses a word counts up to: 254 */
+
 /* The shadow a process uses: plane bases, 0 for a plane not reserved. Fixed once set. */
 struct hp_shadow {
     uintptr_t base;  /* plane 0: every access */
     uintptr_t wbase; /* plane 1: writes only (callback builds) */
+    uintptr_t hbase; /* plane 2: per-word counters of armed small blocks (callback builds) */
 };
 
 /* A block's figures from the shadow. */
@@ -85,6 +103,22 @@ static inline uint64_t *hp_shadow_ctr(uintptr_t base, uintptr_t a)
     return (uint64_t *)(base + ((a & ~(uintptr_t)(HP_SHADOW_GRANULE - 1)) >> HP_SHADOW_SCALE));
 }
 
+/* The word counter of address a in the plane at hbase. */
+static inline uint8_t *hp_shadow_word(uintptr_t hbase, uintptr_t a)
+{
+    return (uint8_t *)(hbase + (a >> 3));
+}
+
+/* One access at a, as the callbacks count it in plane 2: only armed words, up to the top. The
+ * unsigned compare takes both 0 (not armed) and HP_WORD_TOP (saturated) out at once. */
+static inline void hp_shadow_word_bump(uintptr_t hbase, uintptr_t a)
+{
+    uint8_t *w = hp_shadow_word(hbase, a);
+    unsigned v = *w;
+    if (v - HP_WORD_ARMED < HP_WORD_TOP - HP_WORD_ARMED)
+        *w = (uint8_t)(v + 1);
+}
+
 /* Granules covered by [p, p + size): from p's granule to the granule of its last byte. */
 static inline uint64_t hp_shadow_granules(uintptr_t p, size_t size)
 {
@@ -99,12 +133,15 @@ static inline unsigned hp_shadow_util_pct(const struct hp_shadow_sum *s)
     return s->granules ? (unsigned)(s->touched * 100 / s->granules) : 0;
 }
 
-/* Reserve plane 0 (and plane 1 when writes) in sh, those not reserved yet: at the fixed place
- * when free, or adopting the shadow another copy of this code (the shim, or the runtime of
- * another module) reserved there, else wherever the kernel puts it. One-time per plane and not
- * thread-safe by itself: the caller serialises. Returns 0, or a negative errno when a plane
- * could not be reserved (sh then keeps what it had). */
-int hp_shadow_reserve(struct hp_shadow *sh, int writes);
+/* Reserve plane 0 (and plane 1 with HP_SHADOW_WRITES, plane 2 with HP_SHADOW_WORDS in
+ * planes) in sh, those not reserved yet: at the fixed place when free, or adopting the shadow
+ * another copy of this code (the shim, or the runtime of another module) reserved there, else
+ * wherever the kernel puts it. One-time per plane and not thread-safe by itself: the caller
+ * serialises. Returns 0, or a negative errno when a plane could not be reserved (sh then keeps
+ * what it had). */
+#define HP_SHADOW_WRITES 1
+#define HP_SHADOW_WORDS 2
+int hp_shadow_reserve(struct hp_shadow *sh, int planes);
 
 /* At allocation: zero the counters of [p, p + size) in every plane (a reused address may hold
  * counts from a freed block's after-free accesses or from memory that was not a block). */
@@ -122,6 +159,25 @@ void hp_shadow_peek(const struct hp_shadow *sh, uintptr_t p, size_t size,
 /* Give back the whole shadow pages of [p, p + size) in every plane (their counters read 0
  * after): for memory that stops being heap without a free, and for large freed blocks. */
 void hp_shadow_release(const struct hp_shadow *sh, uintptr_t p, size_t size);
+
+/* ---- per-word histograms (words.c): plane 2, for blocks of up to hp_shadow_word_max bytes.
+ * A block's words are [p, p + size) rounded up to whole words (p is 8-aligned: user pointers
+ * are multiples of 32). Nothing happens while sh has no plane 2. ---- */
+/* Blocks up to this many bytes are armed (0: none; the shim sets it at init from its option,
+ * before any module attaches; plane 2 is reserved only when it is not 0). */
+extern uint32_t hp_shadow_word_max;
+/* Words of a block of size bytes: its histogram's bins. */
+static inline uint64_t hp_shadow_words(size_t size) { return (size + HP_WORD_BYTES - 1) / HP_WORD_BYTES; }
+/* At allocation of a small block: its words armed, at 0 accesses. */
+void hp_shadow_word_arm(const struct hp_shadow *sh, uintptr_t p, size_t size);
+/* At free: bins[i] += accesses of word i, sat[i] += 1 when word i saturated (its count is then
+ * a lower bound), for i < len; the words disarmed. bins and sat may be NULL (only disarm).
+ * Atomic additions once hp_shadow_hist_shared is set, as hp_shadow_take's. */
+void hp_shadow_word_take(const struct hp_shadow *sh, uintptr_t p, size_t size, uint64_t *bins,
+                         uint64_t *sat, size_t len);
+/* At a dump, for a live block: the same additions, words left armed. */
+void hp_shadow_word_peek(const struct hp_shadow *sh, uintptr_t p, size_t size, uint64_t *bins,
+                         uint64_t *sat, size_t len);
 
 /* ---- live blocks (live.c): while the shadow is on, the blocks the shim handed out and has
  * not taken back (user pointer, size, context), for a dump to fold their access counts in

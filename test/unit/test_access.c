@@ -123,7 +123,7 @@ START_TEST(test_access_records)
 {
     init();
     static int module_a, module_b;
-    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_CALLBACKS, 1, &module_a, 0, 0};
+    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_CALLBACKS, 1, &module_a, 0, 0, 0};
     struct hp_attach b = {HP_ATTACH_VERSION, sizeof b, HP_MODE_INLINE, 1, &module_b, 0, 0};
     ck_assert_int_eq(hp_shadow_attach(&a), 0);
     ck_assert_int_eq(hp_shadow_attach(&b), 0);

@@ -249,7 +249,7 @@ END_TEST
 
 START_TEST(test_no_shadow_no_work)
 {
-    struct hp_shadow none = {0, 0};
+    struct hp_shadow none = {0, 0, 0};
     struct hp_shadow_sum s;
     hp_shadow_take(&none, HEAP, 640, &s, NULL, 0);
     ck_assert_uint_eq(s.accesses, 0);
@@ -341,7 +341,7 @@ END_TEST
 
 START_TEST(test_reserve_and_rendezvous)
 {
-    struct hp_shadow a = {0, 0}, b = {0, 0};
+    struct hp_shadow a = {0, 0, 0}, b = {0, 0, 0};
     ck_assert_int_eq(hp_shadow_reserve(&a, 0), 0);
     ck_assert_uint_ne(a.base, 0);
     ck_assert_uint_eq(a.wbase, 0);
@@ -357,7 +357,7 @@ START_TEST(test_reserve_and_rendezvous)
     /* ... and a writes plane reserved by one is found by the other. */
     ck_assert_int_eq(hp_shadow_reserve(&a, 1), 0);
     ck_assert_uint_eq(a.wbase, HP_SHADOW_FIXED_BASE + HP_SHADOW_PLANE_SIZE);
-    struct hp_shadow c = {0, 0};
+    struct hp_shadow c = {0, 0, 0};
     ck_assert_int_eq(hp_shadow_reserve(&c, 1), 0);
     ck_assert_uint_eq(c.wbase, a.wbase);
     ck_assert_int_eq(hp_shadow_reserve(&b, 1), 0);
@@ -372,7 +372,7 @@ START_TEST(test_reserve_when_fixed_place_taken)
     void *m = mmap((void *)HP_SHADOW_FIXED_BASE, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
                    MAP_FIXED_NOREPLACE, -1, 0);
     ck_assert_ptr_eq(m, (void *)HP_SHADOW_FIXED_BASE);
-    struct hp_shadow a = {0, 0};
+    struct hp_shadow a = {0, 0, 0};
     ck_assert_int_eq(hp_shadow_reserve(&a, 1), 0);
     ck_assert_uint_ne(a.base, 0);
     ck_assert_uint_ne(a.base, HP_SHADOW_FIXED_BASE);
@@ -383,7 +383,7 @@ START_TEST(test_reserve_when_fixed_place_taken)
     m = mmap((void *)HP_SHADOW_FIXED_BASE, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
              MAP_FIXED_NOREPLACE, -1, 0);
     ck_assert_ptr_eq(m, (void *)HP_SHADOW_FIXED_BASE);
-    struct hp_shadow b = {0, 0};
+    struct hp_shadow b = {0, 0, 0};
     ck_assert_int_eq(hp_shadow_reserve(&b, 0), 0);
     ck_assert_uint_ne(b.base, HP_SHADOW_FIXED_BASE);
 }
@@ -391,7 +391,7 @@ END_TEST
 
 START_TEST(test_attach)
 {
-    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_INLINE, 1, &a, 0, 0};
+    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_INLINE, 1, &a, 0, 0, 0};
     ck_assert(!hp_shadow_on());
     ck_assert_int_eq(hp_shadow_attach(&a), 0);
     ck_assert(hp_shadow_on());
@@ -556,7 +556,7 @@ START_TEST(test_paths_clear_and_take)
     void *p = hp_alloc(256, 0, 0); /* shadow off: no shadow work (there is no shadow) */
     ck_assert(!hp_shadow_on());
     hp_free(p);
-    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_INLINE, 1, &a, 0, 0};
+    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_INLINE, 1, &a, 0, 0, 0};
     ck_assert_int_eq(hp_access_attach(&a), 0);
     ck_assert(hp_shadow_on());
     /* Plain, aligned (page starts among them), mimalloc-style offset blocks, operator new. */
@@ -608,7 +608,7 @@ START_TEST(test_access_off)
     libc_backend();
     hp_options_parse(&hp_opt, "output=:verbosity=0:access=0");
     hp_access_init();
-    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_INLINE, 1, &a, 0, 0};
+    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_INLINE, 1, &a, 0, 0, 0};
     ck_assert_int_eq(hp_access_attach(&a), -1);
     ck_assert(!hp_shadow_on());
     void *p = hp_alloc(64, 0, 0);
