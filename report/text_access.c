@@ -82,9 +82,9 @@ static const char *hr_num(char buf[32], double v)
 /* Bins per column when a histogram is wider than the strip. */
 #define HR_STRIP_MAX 64
 
-/* The histogram as one character per granule (or per group of granules past HR_STRIP_MAX):
- * '.' for none, then ":-=+*#%@" by the share of the largest bin, '@' the largest. */
-static void hr_text_strip(FILE *out, const uint64_t *bins, uint32_t n)
+/* The histogram as one character per bin (or per group of bins past HR_STRIP_MAX; unit names
+ * them): '.' for none, then ":-=+*#%@" by the share of the largest bin, '@' the largest. */
+static void hr_text_strip(FILE *out, const uint64_t *bins, uint32_t n, const char *unit)
 {
     static const char ramp[] = ":-=+*#%@";
     uint32_t per = (n + HR_STRIP_MAX - 1) / HR_STRIP_MAX, cols = (n + per - 1) / per;
@@ -103,7 +103,7 @@ static void hr_text_strip(FILE *out, const uint64_t *bins, uint32_t n)
     }
     putc('|', out);
     if (per > 1)
-        fprintf(out, " (%" PRIu32 " granules a column)", per);
+        fprintf(out, " (%" PRIu32 " %s a column)", per, unit);
 }
 
 static void hr_text_histogram(FILE *out, const struct hr_profile *p, const struct hr_context *c)
@@ -114,7 +114,7 @@ static void hr_text_histogram(FILE *out, const struct hr_profile *p, const struc
         untouched += c->hist[i] == 0;
     }
     fputs("    histogram  ", out);
-    hr_text_strip(out, c->hist, c->hist_bins);
+    hr_text_strip(out, c->hist, c->hist_bins, "granules");
     fprintf(out, " %" PRIu32 " granule%s of %" PRIu32 " B, most %" PRIu64 " (granule %" PRIu32
                  "), %" PRIu32 " untouched\n",
             c->hist_bins, c->hist_bins == 1 ? "" : "s", hr_access_granule(p), c->hist[peak], peak,
@@ -136,7 +136,7 @@ static void hr_text_words(FILE *out, const struct hr_context *c)
     for (uint32_t i = 0; i < c->word_sat_bins; i++)
         sat += c->word_sat[i] != 0;
     fputs("    words      ", out);
-    hr_text_strip(out, c->word_hist, n);
+    hr_text_strip(out, c->word_hist, n, "words");
     fprintf(out, " %" PRIu32 " word%s of 8 B, most %" PRIu64 " (word %" PRIu32 ", bytes %" PRIu32
                  "-%" PRIu32 "), %" PRIu32 " untouched",
             n, n == 1 ? "" : "s", c->word_hist[peak], peak, peak * 8, peak * 8 + 7, untouched);

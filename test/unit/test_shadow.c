@@ -30,6 +30,7 @@
 
 static struct hp_shadow fake;
 static uint64_t *plane0, *plane1;
+static uint8_t *plane2; /* words: a byte per 8 bytes, as many bytes as plane 0 */
 
 static uint64_t *map_plane(void)
 {
@@ -42,11 +43,14 @@ static void setup(void)
 {
     plane0 = map_plane();
     plane1 = map_plane();
+    plane2 = (uint8_t *)map_plane();
     fake.base = (uintptr_t)plane0 - (HEAP >> 3);
     fake.wbase = 0;
+    fake.hbase = 0;
 }
 
 static void with_writes(void) { fake.wbase = (uintptr_t)plane1 - (HEAP >> 3); }
+static void with_words(void) { fake.hbase = (uintptr_t)plane2 - (HEAP >> 3); }
 
 /* What inline instrumentation does for one access at a: one increment of a's counter. */
 static void access_at(uintptr_t a, uint64_t times) { *hp_shadow_ctr(fake.base, a) += times; }
@@ -337,6 +341,114 @@ START_TEST(test_large_clear_and_release)
 }
 END_TEST
 
+/* ---------- the word plane ---------- */
+
+static uint64_t words_sum(void)
+{
+    uint64_t s = 0;
+    for (size_t i = 0; i < PLANE_BYTES; i++)
+        s += plane2[i];
+    return s;
+}
+
+START_TEST(test_word_mapping)
+{
+    with_words();
+    /* word(a) = hbase + (a >> 3): 8 bytes share a counter, one byte each. */
+    ck_assert_ptr_eq(hp_shadow_word(fake.hbase, HEAP), plane2);
+    ck_assert_ptr_eq(hp_shadow_word(fake.hbase, HEAP + 7), plane2);
+    ck_assert_ptr_eq(hp_shadow_word(fake.hbase, HEAP + 8), plane2 + 1);
+    ck_assert_ptr_eq(hp_shadow_word(fake.hbase, HEAP + 64 * 3 + 33), plane2 + 28);
+    /* The 47-bit space fits a 16 TiB plane too. */
+    ck_assert_uint_eq((uintptr_t)hp_shadow_word(0, ((uintptr_t)1 << 47) - 1) + 1, HP_SHADOW_PLANE_SIZE);
+    ck_assert_uint_eq(hp_shadow_words(0), 0);
+    ck_assert_uint_eq(hp_shadow_words(1), 1);
+    ck_assert_uint_eq(hp_shadow_words(8), 1);
+    ck_assert_uint_eq(hp_shadow_words(9), 2);
+    ck_assert_uint_eq(hp_shadow_words(48), 6);
+    ck_assert_uint_eq(HP_WORD_MAX, 254);
+}
+END_TEST
+
+/* A block's words armed, counted, saturated and taken: the fields of a struct. */
+START_TEST(test_word_counts)
+{
+    with_words();
+    uintptr_t p = HEAP + 64 * 3 + 32; /* a 32-aligned user pointer */
+    size_t size = 44;                 /* 6 words, the last one partly */
+    /* Not armed: an access counts nothing and writes nothing. */
+    hp_shadow_word_bump(fake.hbase, p);
+    ck_assert_uint_eq(words_sum(), 0);
+    hp_shadow_word_arm(&fake, p, size);
+    ck_assert_uint_eq(words_sum(), 6 * HP_WORD_ARMED);
+    ck_assert_uint_eq(*hp_shadow_word(fake.hbase, p - 1), 0);    /* neighbours not armed */
+    ck_assert_uint_eq(*hp_shadow_word(fake.hbase, p + 48), 0);
+    for (int i = 0; i < 3; i++)
+        hp_shadow_word_bump(fake.hbase, p + 3);       /* word 0: any byte of it */
+    for (int i = 0; i < 300; i++)
+        hp_shadow_word_bump(fake.hbase, p + 16);      /* word 2: past the counter's top */
+    hp_shadow_word_bump(fake.hbase, p + 43);          /* word 5: the last, partial one */
+    hp_shadow_word_bump(fake.hbase, p + 48);          /* the next block's: not armed */
+    ck_assert_uint_eq(*hp_shadow_word(fake.hbase, p + 16), HP_WORD_TOP);
+    uint64_t bins[8] = {0}, sat[8] = {0}, peek[8] = {0}, psat[8] = {0};
+    /* A dump's peek adds the same, and leaves the words armed with their counts. */
+    hp_shadow_word_peek(&fake, p, size, peek, psat, 8);
+    hp_shadow_word_peek(&fake, p, size, peek, NULL, 8);
+    ck_assert_uint_eq(peek[0], 6);
+    ck_assert_uint_eq(peek[2], 2 * HP_WORD_MAX);
+    ck_assert_uint_eq(psat[2], 1);
+    hp_shadow_word_take(&fake, p, size, bins, sat, 8);
+    uint64_t want[8] = {3, 0, HP_WORD_MAX, 0, 0, 1, 0, 0}, wsat[8] = {0, 0, 1, 0, 0, 0, 0, 0};
+    for (int i = 0; i < 8; i++) {
+        ck_assert_uint_eq(bins[i], want[i]);
+        ck_assert_uint_eq(sat[i], wsat[i]);
+    }
+    ck_assert_uint_eq(words_sum(), 0); /* disarmed */
+    /* A take adds to what the bins hold (a context's blocks summed); a shorter histogram gets
+     * its first words, the rest are disarmed all the same. */
+    hp_shadow_word_arm(&fake, p, size);
+    hp_shadow_word_bump(fake.hbase, p);
+    hp_shadow_word_bump(fake.hbase, p + 40);
+    hp_shadow_word_take(&fake, p, size, bins, sat, 2);
+    ck_assert_uint_eq(bins[0], 4);
+    ck_assert_uint_eq(bins[5], 1);
+    ck_assert_uint_eq(words_sum(), 0);
+    /* A block never armed (made before plane 2 existed): nothing known, nothing added. */
+    hp_shadow_word_take(&fake, p, size, bins, sat, 8);
+    ck_assert_uint_eq(bins[0], 4);
+}
+END_TEST
+
+/* Arming covers exactly the block's words, whatever its size and start (the 8-byte stores). */
+START_TEST(test_word_arm_exact)
+{
+    with_words();
+    for (uintptr_t off = 0; off < 64; off += 32)
+        for (size_t size = 1; size <= 130; size++) {
+            uintptr_t p = HEAP + 4096 + off;
+            hp_shadow_word_arm(&fake, p, size);
+            ck_assert_uint_eq(words_sum(), hp_shadow_words(size));
+            ck_assert_uint_eq(*hp_shadow_word(fake.hbase, p), HP_WORD_ARMED);
+            ck_assert_uint_eq(*hp_shadow_word(fake.hbase, p + (hp_shadow_words(size) - 1) * 8),
+                              HP_WORD_ARMED);
+            hp_shadow_word_take(&fake, p, size, NULL, NULL, 0);
+            ck_assert_uint_eq(words_sum(), 0);
+        }
+}
+END_TEST
+
+/* Without plane 2 (inline builds, word histograms off) the word functions do nothing. */
+START_TEST(test_word_no_plane)
+{
+    uint64_t bins[4] = {0};
+    hp_shadow_word_arm(&fake, HEAP, 32);
+    hp_shadow_word_take(&fake, HEAP, 32, bins, NULL, 4);
+    hp_shadow_word_peek(&fake, HEAP, 32, bins, NULL, 4);
+    ck_assert_uint_eq(words_sum(), 0);
+    ck_assert_uint_eq(bins[0], 0);
+}
+END_TEST
+
 /* ---------- reservation ---------- */
 
 START_TEST(test_reserve_and_rendezvous)
@@ -389,6 +501,43 @@ START_TEST(test_reserve_when_fixed_place_taken)
 }
 END_TEST
 
+/* Plane 2 for callback modules when word histograms are on; a runtime of the first struct
+ * layout is still taken, without it. */
+START_TEST(test_attach_words)
+{
+    hp_shadow_word_max = 256;
+    struct hp_attach in = {HP_ATTACH_VERSION, sizeof in, HP_MODE_INLINE, 1, &in, 0, 0, 0};
+    ck_assert_int_eq(hp_shadow_attach(&in), 0);
+    ck_assert_uint_eq(in.hbase, 0); /* inline code cannot count per word */
+    ck_assert_uint_eq(hp_shadow.hbase, 0);
+    struct hp_attach old = {HP_ATTACH_VERSION, HP_ATTACH_SIZE_V1, HP_MODE_CALLBACKS, 1, &old, 0, 0,
+                            0x1234};
+    ck_assert_int_eq(hp_shadow_attach(&old), 0);
+    ck_assert_uint_ne(old.wbase, 0);
+    ck_assert_uint_eq(old.hbase, 0x1234); /* not written: past the caller's struct */
+    ck_assert_uint_eq(hp_shadow.hbase, 0);
+    struct hp_attach cb = {HP_ATTACH_VERSION, sizeof cb, HP_MODE_GCC, 0, &cb, 0, 0, 0};
+    ck_assert_int_eq(hp_shadow_attach(&cb), 0);
+    ck_assert_uint_eq(cb.hbase, HP_SHADOW_FIXED_BASE + 2 * HP_SHADOW_PLANE_SIZE);
+    ck_assert_uint_eq(hp_shadow.hbase, cb.hbase);
+    /* Another copy of the shadow code finds plane 2 at the fixed place's marker. */
+    struct hp_shadow other = {0, 0, 0};
+    ck_assert_int_eq(hp_shadow_reserve(&other, 0), 0);
+    ck_assert_uint_eq(other.hbase, cb.hbase);
+    ++*hp_shadow_word(cb.hbase, (uintptr_t)&cb);
+}
+END_TEST
+
+START_TEST(test_attach_words_off)
+{
+    hp_shadow_word_max = 0;
+    struct hp_attach cb = {HP_ATTACH_VERSION, sizeof cb, HP_MODE_CALLBACKS, 1, &cb, 0, 0, 0};
+    ck_assert_int_eq(hp_shadow_attach(&cb), 0);
+    ck_assert_uint_ne(cb.wbase, 0);
+    ck_assert_uint_eq(cb.hbase, 0);
+}
+END_TEST
+
 START_TEST(test_attach)
 {
     struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_INLINE, 1, &a, 0, 0, 0};
@@ -397,18 +546,18 @@ START_TEST(test_attach)
     ck_assert(hp_shadow_on());
     ck_assert_uint_eq(a.base, hp_shadow.base);
     ck_assert_uint_eq(a.wbase, 0);
-    struct hp_attach b = {HP_ATTACH_VERSION, sizeof b, HP_MODE_CALLBACKS, 1, &b, 0, 0};
+    struct hp_attach b = {HP_ATTACH_VERSION, sizeof b, HP_MODE_CALLBACKS, 1, &b, 0, 0, 0};
     ck_assert_int_eq(hp_shadow_attach(&b), 0);
     ck_assert_uint_eq(b.base, a.base);
     ck_assert_uint_ne(b.wbase, 0);
     ck_assert_uint_eq(hp_shadow.wbase, b.wbase);
     /* The runtime attaching for itself names no module. */
-    struct hp_attach rt = {HP_ATTACH_VERSION, sizeof rt, HP_MODE_NONE, 1, NULL, 0, 0};
+    struct hp_attach rt = {HP_ATTACH_VERSION, sizeof rt, HP_MODE_NONE, 1, NULL, 0, 0, 0};
     ck_assert_int_eq(hp_shadow_attach(&rt), 0);
     /* A module attaching twice is one entry, with both modes. */
-    struct hp_attach again = {HP_ATTACH_VERSION, sizeof again, HP_MODE_ABI_UNKNOWN, 1, &a, 0, 0};
+    struct hp_attach again = {HP_ATTACH_VERSION, sizeof again, HP_MODE_ABI_UNKNOWN, 1, &a, 0, 0, 0};
     ck_assert_int_eq(hp_shadow_attach(&again), 0);
-    struct hp_attach bad = {HP_ATTACH_VERSION + 1, sizeof bad, HP_MODE_INLINE, 1, &bad, 0, 0};
+    struct hp_attach bad = {HP_ATTACH_VERSION + 1, sizeof bad, HP_MODE_INLINE, 1, &bad, 0, 0, 0};
     ck_assert_int_eq(hp_shadow_attach(&bad), -1);
     bad.version = HP_ATTACH_VERSION;
     bad.size = 8;
@@ -423,7 +572,7 @@ START_TEST(test_attach)
     ck_assert_uint_eq(hp_shadow_modules(m, 1), 1);
     /* access=0: refused, nothing noted. */
     hp_shadow_refuse = 1;
-    struct hp_attach c = {HP_ATTACH_VERSION, sizeof c, HP_MODE_GCC, 0, &c, 0, 0};
+    struct hp_attach c = {HP_ATTACH_VERSION, sizeof c, HP_MODE_GCC, 0, &c, 0, 0, 0};
     ck_assert_int_eq(hp_shadow_attach(&c), -1);
     ck_assert_uint_eq(hp_shadow_modules(m, 4), 2);
     ck_assert_uint_eq(hp_shadow_modes & HP_MODE_GCC, 0);
@@ -602,6 +751,54 @@ START_TEST(test_paths_clear_and_take)
 }
 END_TEST
 
+/* Callback builds: the allocation paths arm small blocks' words, and a free adds them to the
+ * context's per-word histogram and disarms them; larger blocks are never armed. */
+START_TEST(test_paths_words)
+{
+    libc_backend();
+    hp_clock_init();
+    hp_meta_init(64u << 20);
+    hp_stack_init();
+    hp_profile_init(NULL);
+    ck_assert_uint_eq(hp_word_bins, 32); /* access_word_hist_max=256 by default */
+    hp_shadow_word_max = 256;
+    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_CALLBACKS, 1, &a, 0, 0, 0};
+    ck_assert_int_eq(hp_access_attach(&a), 0);
+    ck_assert_uint_ne(hp_shadow.hbase, 0);
+    uint64_t *small[3];
+    for (int i = 0; i < 3; i++) {
+        small[i] = hp_alloc(40, 0, 0); /* one context: the same call site */
+        for (int w = 0; w < 5; w++)
+            ck_assert_uint_eq(*hp_shadow_word(hp_shadow.hbase, (uintptr_t)&small[i][w]), HP_WORD_ARMED);
+    }
+    char *big = hp_alloc(257, 0, 0);
+    ck_assert_uint_eq(*hp_shadow_word(hp_shadow.hbase, (uintptr_t)big), 0);
+    uint32_t ctx = hp_hdr(small[0])->context_id;
+    ck_assert_uint_ne(ctx, 0);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_uint_eq(hp_hdr(small[i])->context_id, ctx);
+        hp_shadow_word_bump(hp_shadow.hbase, (uintptr_t)&small[i][1]);
+        for (int k = 0; k < 260; k++)
+            hp_shadow_word_bump(hp_shadow.hbase, (uintptr_t)&small[i][4] + 3);
+    }
+    hp_shadow_word_bump(hp_shadow.hbase, (uintptr_t)big);
+    ck_assert_uint_eq(*hp_shadow_word(hp_shadow.hbase, (uintptr_t)big), 0);
+    hp_free(small[0]);
+    hp_free(small[1]);
+    /* realloc takes the old block's words as a free does. */
+    void *r = hp_realloc(small[2], 4000);
+    ck_assert_ptr_nonnull(r);
+    struct hp_word_hist w = hp_hist_words(hp_profile_hists(ctx));
+    uint64_t want[6] = {0, 3, 0, 0, 3 * HP_WORD_MAX, 0};
+    for (int i = 0; i < 6; i++)
+        ck_assert_uint_eq(w.freed[i], want[i]);
+    ck_assert_uint_eq(w.freed_sat[4], 3);
+    ck_assert_uint_eq(w.freed_sat[1], 0);
+    hp_free(big);
+    hp_free(r);
+}
+END_TEST
+
 /* access=0: modules are refused and the paths do no shadow work. */
 START_TEST(test_access_off)
 {
@@ -772,11 +969,17 @@ int main(void)
     tcase_add_test(tc, test_writes_plane);
     tcase_add_test(tc, test_large_take_gives_pages_back);
     tcase_add_test(tc, test_large_clear_and_release);
+    tcase_add_test(tc, test_word_mapping);
+    tcase_add_test(tc, test_word_counts);
+    tcase_add_test(tc, test_word_arm_exact);
+    tcase_add_test(tc, test_word_no_plane);
     suite_add_tcase(s, tc);
     TCase *tr = tcase_create("reservation");
     tcase_add_test(tr, test_reserve_and_rendezvous);
     tcase_add_test(tr, test_reserve_when_fixed_place_taken);
     tcase_add_test(tr, test_attach);
+    tcase_add_test(tr, test_attach_words);
+    tcase_add_test(tr, test_attach_words_off);
     suite_add_tcase(s, tr);
     TCase *tg = tcase_create("registry");
     tcase_add_test(tg, test_live_registry);
@@ -787,6 +990,7 @@ int main(void)
     tcase_add_test(tl, test_blocks_never_share_a_counter);
     tcase_add_test(tl, test_paths_clear_and_take);
     tcase_add_test(tl, test_access_off);
+    tcase_add_test(tl, test_paths_words);
     suite_add_tcase(s, tl);
     return hp_unit_run(s);
 }
