@@ -141,7 +141,7 @@ static void hr_text_words(FILE *out, const struct hr_context *c)
                  "-%" PRIu32 "), %" PRIu32 " untouched",
             n, n == 1 ? "" : "s", c->word_hist[peak], peak, peak * 8, peak * 8 + 7, untouched);
     if (sat)
-        fprintf(out, ", %" PRIu32 " saturated in some block (counts are at least)", sat);
+        fprintf(out, ", %" PRIu32 " saturated in some block (lower bounds)", sat);
     fputs("\n    per word  ", out);
     for (uint32_t i = 0; i < n && i < HR_WORDS_LISTED; i++)
         fprintf(out, " %" PRIu64 "%s", c->word_hist[i],

@@ -442,7 +442,7 @@ START_TEST(text_lines)
                              "    density    1.25 accesses per byte, 125 per byte per second of lifetime\n"
                              "    histogram  |=#@::| 5 granules of 64 B, most 303 (granule 2), 0 untouched\n"
                              "    words      |@@| 2 words of 8 B, most 10 (word 1, bytes 8-15), 0 untouched, "
-                             "1 saturated in some block (counts are at least)\n"
+                             "1 saturated in some block (lower bounds)\n"
                              "    per word   9 10+\n"),
                   "%s", c1);
     char *c3 = strstr(out, "context 3:");
