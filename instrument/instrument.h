@@ -47,26 +47,35 @@ void hp_rt_unknown_abi(unsigned version);
 
 /* Count accesses to [a, a + n) as MemProf's runtime does for memory intrinsics: one per 8
  * bytes (at a, a + 8, ...), each in the granule of its address; write: also in plane 1; each
- * step also in the word of its address (plane 2, armed words only). */
+ * step also in the word of its address (plane 2) where the granule is armed. */
 void hp_rt_count_range(uintptr_t a, size_t n, int write);
 
-/* One load or store at a: its granule's counter, the writes plane's for a store, and its
- * word's counter when plane 2 exists and the shim armed that word (a small block's). */
+/* The word of a in plane 2, for an access to a granule the shim armed (a small block's). */
+static inline void hp_rt_count_word(uintptr_t a)
+{
+    uintptr_t h = __heapprof_rt_hbase;
+    if (h)
+        hp_shadow_word_bump(h, a);
+}
+
+/* One load or store at a: its granule's counter, the writes plane's for a store, and, where
+ * the old counter says the shim armed the granule (its sign bit), the word's counter. Other
+ * accesses pay a test of a value loaded anyway. */
 static inline void hp_rt_count(uintptr_t a, int write)
 {
     uintptr_t b = __memprof_shadow_memory_dynamic_address;
     if (__builtin_expect(!b, 0))
         return; /* before init (gcc code run by an early constructor): nowhere to count */
     uintptr_t i = a >> 6; /* the granule: its counter is the i-th 8-byte word of a plane */
-    ((uint64_t *)b)[i]++;
+    uint64_t c = ((uint64_t *)b)[i];
+    ((uint64_t *)b)[i] = c + 1;
     if (write) {
         uintptr_t w = __heapprof_rt_wbase;
         if (w)
             ((uint64_t *)w)[i]++;
     }
-    uintptr_t h = __heapprof_rt_hbase;
-    if (h)
-        hp_shadow_word_bump(h, a);
+    if (__builtin_expect((int64_t)c < 0, 0))
+        hp_rt_count_word(a);
 }
 
 #endif

@@ -40,7 +40,7 @@ static void access_sample(struct ht_buf *b)
         {.addr = LIB_LO + 0x100, .mode = HPF_ACCESS_GCC},
         {.addr = 0x900000, .mode = HPF_ACCESS_GCC},
     };
-    struct hpf_access_words words = {.word = 8, .max_size = 256, .counter_max = 254};
+    struct hpf_access_words words = {.word = 8, .max_size = 256, .counter_max = 255};
     ht_access_words(b, HPF_ACCESS_CALLBACKS | HPF_ACCESS_GCC, 32, mods, 3, &words);
     /* 1: hot, 4 blocks of 256 bytes, 10 ms each; two records, the second packed. */
     struct hpf_hib h1a = {.context_id = 1, .alloc_count = 3, .total_size = 768, .min_size = 256,
@@ -168,7 +168,7 @@ START_TEST(parse_access_records)
     /* The per-word parameters after the modules. */
     ck_assert_uint_eq(p->access.words.word, 8);
     ck_assert_uint_eq(p->access.words.max_size, 256);
-    ck_assert_uint_eq(p->access.words.counter_max, 254);
+    ck_assert_uint_eq(p->access.words.counter_max, 255);
     drop(p, &b);
 }
 END_TEST
@@ -359,7 +359,7 @@ START_TEST(json_fields)
                               "    \"reads_writes_apart\": true,\n    \"abi_unknown\": false,\n"
                               "    \"granule\": 64,\n    \"histogram_granules\": 32,\n"
                               "    \"word_histograms\": {\"word\": 8, \"max_size\": 256, "
-                              "\"counter_max\": 254, \"complete\": true},\n"
+                              "\"counter_max\": 255, \"complete\": true},\n"
                               "    \"instrumented_modules\": [\"/usr/bin/app\", "
                               "\"/usr/lib/libx.so\", \"0x900000\"]\n  },\n  \"contexts\""),
                   "%s", out);
@@ -395,7 +395,7 @@ START_TEST(json_fields)
     b = (struct ht_buf){0};
     header(&b);
     struct hpf_access_module m = {.addr = APP_LO, .mode = HPF_ACCESS_INLINE};
-    struct hpf_access_words words = {.word = 8, .max_size = 128, .counter_max = 254};
+    struct hpf_access_words words = {.word = 8, .max_size = 128, .counter_max = 255};
     ht_access_words(&b, HPF_ACCESS_INLINE | HPF_ACCESS_CALLBACKS | HPF_ACCESS_ABI_UNKNOWN, 8, &m,
                     1, &words);
     ht_end(&b);
@@ -405,13 +405,13 @@ START_TEST(json_fields)
                           "    \"reads_writes_apart\": false,\n    \"abi_unknown\": true,"));
     /* Per-word histograms without the inline module's accesses: not complete. */
     ck_assert(strstr(out, "\"word_histograms\": {\"word\": 8, \"max_size\": 128, "
-                          "\"counter_max\": 254, \"complete\": false},\n"));
+                          "\"counter_max\": 255, \"complete\": false},\n"));
     free(out);
     out = render(p, 0);
     ck_assert(strstr(out, "  access       clang inline counters + clang callbacks, reads and "
                           "writes together, COUNTS UNRELIABLE"));
     ck_assert(strstr(out, "  words        per-8-byte-word histograms of blocks up to 128 B, "
-                          "counters saturating at 254 accesses a block (without the inline "
+                          "counters saturating at 255 accesses a block (without the inline "
                           "modules' accesses)\n"));
     free(out);
     drop(p, &b);
@@ -427,7 +427,7 @@ START_TEST(text_lines)
     ck_assert_msg(strstr(out, "  access       clang callbacks + gcc callbacks, reads and writes "
                               "apart; histograms up to 32 granules of 64 B\n"
                               "  words        per-8-byte-word histograms of blocks up to 256 B, "
-                              "counters saturating at 254 accesses a block\n"
+                              "counters saturating at 255 accesses a block\n"
                               "  instrumented /usr/bin/app\n"
                               "               /usr/lib/libx.so\n"
                               "               0x900000 (in no module of the profile)\n"),

@@ -330,7 +330,7 @@ struct hpf_access_module {
 struct hpf_access_words {
     uint32_t word;        /* bytes per word counter: 8; 0 when no word plane was in use */
     uint32_t max_size;    /* blocks of up to this many bytes have per-word histograms */
-    uint32_t counter_max; /* accesses a word counter holds per block before saturating: 254 */
+    uint32_t counter_max; /* accesses a word counter holds per block before saturating: 255 */
     uint32_t pad;
 };
 

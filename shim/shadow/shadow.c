@@ -180,7 +180,11 @@ static void sum_counts(uint64_t *c, uint64_t *e, uint64_t *first, struct hp_shad
     int shared = __atomic_load_n(&hp_shadow_hist_shared, __ATOMIC_RELAXED);
     uint64_t acc = 0, touched = 0;
     for (; c < e; c++) {
-        uint64_t v = *c;
+        uint64_t raw = *c, v = raw & ~HP_SHADOW_ARMED; /* a small block's arming: no count */
+        if (!raw)
+            continue;
+        if (clear)
+            *c = 0;
         if (!v)
             continue;
         acc += v;
@@ -192,8 +196,6 @@ static void sum_counts(uint64_t *c, uint64_t *e, uint64_t *first, struct hp_shad
             else
                 hist[i] += v;
         }
-        if (clear)
-            *c = 0;
     }
     out->accesses += acc;
     out->touched += touched;

@@ -29,11 +29,13 @@
  *
  *     word(a) = hbase + (a >> 3)        a block's word i = its bytes [8i, 8i + 8)
  *
- *                    A word counts only while the shim arms it: 0 = not armed (never written by
- *                    the callbacks, so large arrays, globals and blocks above the bound cost no
- *                    memory in this plane), 1 + n = armed, n accesses, saturating at
- *                    HP_WORD_MAX (254) accesses. Armed at allocation for blocks of up to
- *                    hp_shadow_word_max bytes, disarmed (0) when taken at free.
+ *                    Counted only in granules the shim armed: HP_SHADOW_ARMED, the top bit of
+ *                    a plane-0 counter (no count reaches 2^63), set at allocation on the
+ *                    granules of blocks of up to hp_shadow_word_max bytes and cleared with the
+ *                    counter at free. A callback reads the old plane-0 counter anyway to add 1:
+ *                    one test of its sign decides, so accesses to anything else (large arrays,
+ *                    globals, larger blocks) never touch plane 2, which costs memory only for
+ *                    the small blocks' words. A word counter saturates at HP_WORD_MAX (255).
  * Room for a later plane, not built: false sharing (one 8-byte record per 64-byte cache line,
  * the same index as plane 0: last writing thread and a count of writes by another thread than
  * the previous accessor, Predator-style). It needs callbacks: inline code only increments.
@@ -76,11 +78,11 @@
  * of counters cover 512 KiB of heap. */
 #define HP_SHADOW_RELEASE_MIN ((size_t)64 << 10)
 
-/* Word plane (plane 2): one byte per 8 bytes; 0 = not armed, 1 + n = n accesses. */
+/* Word plane (plane 2): one byte per 8 bytes, the accesses to the word, saturating. */
 #define HP_WORD_BYTES 8u
-#define HP_WORD_ARMED 1u
-#define HP_WORD_TOP 255u                         /* the counter's largest value */
-#define HP_WORD_MAX (HP_WORD_TOP - HP_WORD_ARMED) /* accesses a word counts up to: 254 */
+#define HP_WORD_MAX 255u /* accesses a word counts up to (per block) */
+/* In a plane-0 counter: its granule's words are counted in plane 2 (set by the shim only). */
+#define HP_SHADOW_ARMED ((uint64_t)1 << 63)
 
 /* The shadow a process uses: plane bases, 0 for a plane not reserved. Fixed once set. */
 struct hp_shadow {
@@ -109,13 +111,13 @@ static inline uint8_t *hp_shadow_word(uintptr_t hbase, uintptr_t a)
     return (uint8_t *)(hbase + (a >> 3));
 }
 
-/* One access at a, as the callbacks count it in plane 2: only armed words, up to the top. The
- * unsigned compare takes both 0 (not armed) and HP_WORD_TOP (saturated) out at once. */
+/* One access at a in plane 2, as the callbacks count it where a's granule is armed: up to
+ * HP_WORD_MAX. */
 static inline void hp_shadow_word_bump(uintptr_t hbase, uintptr_t a)
 {
     uint8_t *w = hp_shadow_word(hbase, a);
     unsigned v = *w;
-    if (v - HP_WORD_ARMED < HP_WORD_TOP - HP_WORD_ARMED)
+    if (v != HP_WORD_MAX)
         *w = (uint8_t)(v + 1);
 }
 
@@ -168,14 +170,16 @@ void hp_shadow_release(const struct hp_shadow *sh, uintptr_t p, size_t size);
 extern uint32_t hp_shadow_word_max;
 /* Words of a block of size bytes: its histogram's bins. */
 static inline uint64_t hp_shadow_words(size_t size) { return (size + HP_WORD_BYTES - 1) / HP_WORD_BYTES; }
-/* At allocation of a small block: its words armed, at 0 accesses. */
+/* At allocation of a small block, after hp_shadow_clear: its granules armed (plane 0), its
+ * words at 0 accesses. */
 void hp_shadow_word_arm(const struct hp_shadow *sh, uintptr_t p, size_t size);
-/* At free: bins[i] += accesses of word i, sat[i] += 1 when word i saturated (its count is then
- * a lower bound), for i < len; the words disarmed. bins and sat may be NULL (only disarm).
+/* At free, before hp_shadow_take (which clears the granules, their arming with them):
+ * bins[i] += accesses of word i, sat[i] += 1 when word i saturated (its count is then a lower
+ * bound), for i < len; the words back at 0. bins and sat may be NULL (only the clearing).
  * Atomic additions once hp_shadow_hist_shared is set, as hp_shadow_take's. */
 void hp_shadow_word_take(const struct hp_shadow *sh, uintptr_t p, size_t size, uint64_t *bins,
                          uint64_t *sat, size_t len);
-/* At a dump, for a live block: the same additions, words left armed. */
+/* At a dump, for a live block: the same additions, words left as they are. */
 void hp_shadow_word_peek(const struct hp_shadow *sh, uintptr_t p, size_t size, uint64_t *bins,
                          uint64_t *sat, size_t len);
 

@@ -1,19 +1,21 @@
-/* The word plane of the shadow (shadow.h, plane 2): arming a small block's per-word counters at
- * allocation, and reading them into a per-word histogram at free (disarming) or at a dump. */
+/* The word plane of the shadow (shadow.h, plane 2): arming a small block's granules and zeroing
+ * its word counters at allocation, and reading them into a per-word histogram at free (back to
+ * 0) or at a dump. */
 #include "shadow/shadow.h"
 
 void hp_shadow_word_arm(const struct hp_shadow *sh, uintptr_t p, size_t size)
 {
-    if (!sh->hbase)
+    if (!sh->hbase || !size)
         return;
+    uint64_t *c = hp_shadow_ctr(sh->base, p), *ce = c + hp_shadow_granules(p, size);
+    for (; c < ce; c++)
+        *c |= HP_SHADOW_ARMED;
+    /* Words are left at 0 by the take of the block before (a late access racing a free may
+     * leave one): stores only where needed, so a page never written stays without memory. */
     uint8_t *w = hp_shadow_word(sh->hbase, p), *e = w + hp_shadow_words(size);
-    /* 8 words a store where the block's words allow: p is 32-aligned, so w is 4-aligned. */
-    for (; w < e && ((uintptr_t)w & 7); w++)
-        *w = HP_WORD_ARMED;
-    for (; w + 8 <= e; w += 8)
-        *(uint64_t *)(void *)w = 0x0101010101010101ull * HP_WORD_ARMED;
     for (; w < e; w++)
-        *w = HP_WORD_ARMED;
+        if (*w)
+            *w = 0;
 }
 
 static void add(uint64_t *to, uint64_t v, int shared)
@@ -24,25 +26,21 @@ static void add(uint64_t *to, uint64_t v, int shared)
         *to += v;
 }
 
-/* Words [w, e) of a block into bins and sat (from word 0, up to len); disarmed when clear. A
- * word that is 0 was not armed (a block made before plane 2 existed): no access of it known. */
+/* Words [w, e) of a block into bins and sat (from word 0, up to len); back to 0 when clear. */
 static void walk(uint8_t *w, uint8_t *e, uint64_t *bins, uint64_t *sat, size_t len, int clear)
 {
     int shared = __atomic_load_n(&hp_shadow_hist_shared, __ATOMIC_RELAXED);
     for (size_t i = 0; w < e; w++, i++) {
         unsigned v = *w;
-        if (v <= HP_WORD_ARMED) {
-            if (v && clear)
-                *w = 0;
+        if (!v)
             continue;
-        }
         if (clear)
             *w = 0;
         if (i >= len)
             continue;
         if (bins)
-            add(&bins[i], v - HP_WORD_ARMED, shared);
-        if (sat && v == HP_WORD_TOP)
+            add(&bins[i], v, shared);
+        if (sat && v == HP_WORD_MAX)
             add(&sat[i], 1, shared);
     }
 }

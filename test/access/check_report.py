@@ -178,7 +178,7 @@ def main():
             problems.append('instrumented_modules are %s' % a['instrumented_modules'])
         wh = a.get('word_histograms')
         if mode in ('callbacks', 'gcc'):
-            if wh != {'word': 8, 'max_size': 256, 'counter_max': 254, 'complete': True}:
+            if wh != {'word': 8, 'max_size': 256, 'counter_max': 255, 'complete': True}:
                 problems.append('access.word_histograms is %s' % wh)
         elif wh is not None:
             problems.append('access.word_histograms is %s in an inline build' % wh)

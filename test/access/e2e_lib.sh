@@ -127,7 +127,7 @@ access_patterns_check() {
     words=$(grep -c '^    words      |' "$d/report.txt")
     case $m in
     gcc | callbacks)
-        if [ "$words" -gt 0 ] && grep -q '^    per word   404 4 0 1016+ 48$' "$d/report.txt" &&
+        if [ "$words" -gt 0 ] && grep -q '^    per word   404 4 0 1020+ 48$' "$d/report.txt" &&
             grep -q '^  words        per-8-byte-word histograms of blocks up to 256 B' "$d/report.txt"; then
             ok "patterns-$m-text-words"
         else

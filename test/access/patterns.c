@@ -182,7 +182,7 @@ __attribute__((noinline)) static void site_lib(void)
 }
 
 /* A 48-byte struct whose fields are hot, cold, never touched, or read past the per-word
- * counter's 254 (per-word histograms, callback builds): per block, word 0 (hot) 1 store and
+ * counter's 255 (per-word histograms, callback builds): per block, word 0 (hot) 1 store and
  * 100 loads, word 1 (cold) 1 store, word 2 none, word 3 (burst) 1 store and 300 loads, word 4
  * (two 4-byte fields) 5 + 7 stores, word 5 none. */
 struct fields {

@@ -366,32 +366,46 @@ START_TEST(test_word_mapping)
     ck_assert_uint_eq(hp_shadow_words(8), 1);
     ck_assert_uint_eq(hp_shadow_words(9), 2);
     ck_assert_uint_eq(hp_shadow_words(48), 6);
-    ck_assert_uint_eq(HP_WORD_MAX, 254);
+    ck_assert_uint_eq(HP_WORD_MAX, 255);
 }
 END_TEST
+
+/* What a callback does for one access at a (instrument.h, hp_rt_count): plane 0, and plane 2
+ * when the old counter says the granule is armed. */
+static void cb_access(const struct hp_shadow *sh, uintptr_t a)
+{
+    uint64_t *c = hp_shadow_ctr(sh->base, a), old = *c;
+    *c = old + 1;
+    if (old & HP_SHADOW_ARMED)
+        hp_shadow_word_bump(sh->hbase, a);
+}
 
 /* A block's words armed, counted, saturated and taken: the fields of a struct. */
 START_TEST(test_word_counts)
 {
     with_words();
     uintptr_t p = HEAP + 64 * 3 + 32; /* a 32-aligned user pointer */
-    size_t size = 44;                 /* 6 words, the last one partly */
-    /* Not armed: an access counts nothing and writes nothing. */
-    hp_shadow_word_bump(fake.hbase, p);
+    size_t size = 44;                 /* 6 words, the last one partly; granules 3 and 4 */
+    /* Not armed: an access counts in plane 0 only. */
+    cb_access(&fake, p);
     ck_assert_uint_eq(words_sum(), 0);
+    hp_shadow_clear(&fake, p, size);
     hp_shadow_word_arm(&fake, p, size);
-    ck_assert_uint_eq(words_sum(), 6 * HP_WORD_ARMED);
-    ck_assert_uint_eq(*hp_shadow_word(fake.hbase, p - 1), 0);    /* neighbours not armed */
-    ck_assert_uint_eq(*hp_shadow_word(fake.hbase, p + 48), 0);
+    ck_assert_uint_eq(*hp_shadow_ctr(fake.base, p), HP_SHADOW_ARMED);
+    ck_assert_uint_eq(*hp_shadow_ctr(fake.base, p + 43), HP_SHADOW_ARMED);
+    ck_assert_uint_eq(*hp_shadow_ctr(fake.base, p - 33), 0); /* neighbours not armed */
+    ck_assert_uint_eq(*hp_shadow_ctr(fake.base, p + 96), 0);
+    ck_assert_uint_eq(words_sum(), 0);
     for (int i = 0; i < 3; i++)
-        hp_shadow_word_bump(fake.hbase, p + 3);       /* word 0: any byte of it */
+        cb_access(&fake, p + 3);  /* word 0: any byte of it */
     for (int i = 0; i < 300; i++)
-        hp_shadow_word_bump(fake.hbase, p + 16);      /* word 2: past the counter's top */
-    hp_shadow_word_bump(fake.hbase, p + 43);          /* word 5: the last, partial one */
-    hp_shadow_word_bump(fake.hbase, p + 48);          /* the next block's: not armed */
-    ck_assert_uint_eq(*hp_shadow_word(fake.hbase, p + 16), HP_WORD_TOP);
+        cb_access(&fake, p + 16); /* word 2: past the counter's top */
+    cb_access(&fake, p + 43);     /* word 5: the last, partial one */
+    cb_access(&fake, p + 96);     /* the next block's granule: not armed */
+    ck_assert_uint_eq(*hp_shadow_word(fake.hbase, p + 16), HP_WORD_MAX);
+    ck_assert_uint_eq(*hp_shadow_word(fake.hbase, p + 96), 0);
     uint64_t bins[8] = {0}, sat[8] = {0}, peek[8] = {0}, psat[8] = {0};
-    /* A dump's peek adds the same, and leaves the words armed with their counts. */
+    /* A dump's peek adds the same, and leaves the words with their counts. */
     hp_shadow_word_peek(&fake, p, size, peek, psat, 8);
     hp_shadow_word_peek(&fake, p, size, peek, NULL, 8);
     ck_assert_uint_eq(peek[0], 6);
@@ -403,36 +417,59 @@ START_TEST(test_word_counts)
         ck_assert_uint_eq(bins[i], want[i]);
         ck_assert_uint_eq(sat[i], wsat[i]);
     }
-    ck_assert_uint_eq(words_sum(), 0); /* disarmed */
-    /* A take adds to what the bins hold (a context's blocks summed); a shorter histogram gets
-     * its first words, the rest are disarmed all the same. */
+    ck_assert_uint_eq(words_sum(), 0);
+    /* The granule counters' sums leave the arming out, and their clearing disarms. */
+    struct hp_shadow_sum s;
+    hp_shadow_take(&fake, p, size, &s, NULL, 0);
+    ck_assert_uint_eq(s.accesses, 304);
+    ck_assert_uint_eq(s.granules, 2);
+    ck_assert_uint_eq(s.touched, 2);
+    ck_assert_uint_eq(*hp_shadow_ctr(fake.base, p), 0);
+    /* An armed block nobody touched: granules armed, no access, none touched. */
     hp_shadow_word_arm(&fake, p, size);
-    hp_shadow_word_bump(fake.hbase, p);
-    hp_shadow_word_bump(fake.hbase, p + 40);
+    hp_shadow_peek(&fake, p, size, &s, bins, 8);
+    ck_assert_uint_eq(s.accesses, 0);
+    ck_assert_uint_eq(s.touched, 0);
+    ck_assert_uint_eq(bins[0], 3); /* the histogram got nothing either */
+    /* A take adds to what the bins hold (a context's blocks summed); a shorter histogram gets
+     * its first words, the rest go back to 0 all the same. */
+    cb_access(&fake, p);
+    cb_access(&fake, p + 40);
     hp_shadow_word_take(&fake, p, size, bins, sat, 2);
     ck_assert_uint_eq(bins[0], 4);
     ck_assert_uint_eq(bins[5], 1);
     ck_assert_uint_eq(words_sum(), 0);
+    hp_shadow_take(&fake, p, size, &s, NULL, 0);
     /* A block never armed (made before plane 2 existed): nothing known, nothing added. */
+    cb_access(&fake, p);
     hp_shadow_word_take(&fake, p, size, bins, sat, 8);
     ck_assert_uint_eq(bins[0], 4);
 }
 END_TEST
 
-/* Arming covers exactly the block's words, whatever its size and start (the 8-byte stores). */
+/* Arming covers exactly the block's granules and zeroes exactly its words, whatever its size
+ * and start. */
 START_TEST(test_word_arm_exact)
 {
     with_words();
     for (uintptr_t off = 0; off < 64; off += 32)
         for (size_t size = 1; size <= 130; size++) {
             uintptr_t p = HEAP + 4096 + off;
+            uint64_t n = hp_shadow_words(size), g = hp_shadow_granules(p, size);
+            uint8_t *w = hp_shadow_word(fake.hbase, p);
+            memset(w - 1, 7, n + 2); /* stale counts, and the neighbours' */
             hp_shadow_word_arm(&fake, p, size);
-            ck_assert_uint_eq(words_sum(), hp_shadow_words(size));
-            ck_assert_uint_eq(*hp_shadow_word(fake.hbase, p), HP_WORD_ARMED);
-            ck_assert_uint_eq(*hp_shadow_word(fake.hbase, p + (hp_shadow_words(size) - 1) * 8),
-                              HP_WORD_ARMED);
-            hp_shadow_word_take(&fake, p, size, NULL, NULL, 0);
-            ck_assert_uint_eq(words_sum(), 0);
+            ck_assert_uint_eq(words_sum(), 14);
+            ck_assert_uint_eq(w[-1], 7);
+            ck_assert_uint_eq(w[n], 7);
+            uint64_t *c = hp_shadow_ctr(fake.base, p);
+            for (uint64_t i = 0; i < g; i++)
+                ck_assert_uint_eq(c[i], HP_SHADOW_ARMED);
+            ck_assert_uint_eq(c[-1], 0);
+            ck_assert_uint_eq(c[g], 0);
+            w[-1] = w[n] = 0;
+            hp_shadow_clear(&fake, p, size);
+            ck_assert_uint_eq(plane_sum(plane0), 0);
         }
 }
 END_TEST
@@ -768,21 +805,22 @@ START_TEST(test_paths_words)
     uint64_t *small[3];
     for (int i = 0; i < 3; i++) {
         small[i] = hp_alloc(40, 0, 0); /* one context: the same call site */
-        for (int w = 0; w < 5; w++)
-            ck_assert_uint_eq(*hp_shadow_word(hp_shadow.hbase, (uintptr_t)&small[i][w]), HP_WORD_ARMED);
+        ck_assert(*hp_shadow_ctr(hp_shadow.base, (uintptr_t)small[i]) & HP_SHADOW_ARMED);
+        ck_assert(*hp_shadow_ctr(hp_shadow.base, (uintptr_t)&small[i][4]) & HP_SHADOW_ARMED);
     }
     char *big = hp_alloc(257, 0, 0);
-    ck_assert_uint_eq(*hp_shadow_word(hp_shadow.hbase, (uintptr_t)big), 0);
+    ck_assert_uint_eq(*hp_shadow_ctr(hp_shadow.base, (uintptr_t)big), 0);
     uint32_t ctx = hp_hdr(small[0])->context_id;
     ck_assert_uint_ne(ctx, 0);
     for (int i = 0; i < 3; i++) {
         ck_assert_uint_eq(hp_hdr(small[i])->context_id, ctx);
-        hp_shadow_word_bump(hp_shadow.hbase, (uintptr_t)&small[i][1]);
+        cb_access(&hp_shadow, (uintptr_t)&small[i][1]);
         for (int k = 0; k < 260; k++)
-            hp_shadow_word_bump(hp_shadow.hbase, (uintptr_t)&small[i][4] + 3);
+            cb_access(&hp_shadow, (uintptr_t)&small[i][4] + 3);
     }
-    hp_shadow_word_bump(hp_shadow.hbase, (uintptr_t)big);
+    cb_access(&hp_shadow, (uintptr_t)big);
     ck_assert_uint_eq(*hp_shadow_word(hp_shadow.hbase, (uintptr_t)big), 0);
+    ck_assert_uint_eq(*hp_shadow_ctr(hp_shadow.base, (uintptr_t)big), 1);
     hp_free(small[0]);
     hp_free(small[1]);
     /* realloc takes the old block's words as a free does. */
@@ -794,6 +832,8 @@ START_TEST(test_paths_words)
         ck_assert_uint_eq(w.freed[i], want[i]);
     ck_assert_uint_eq(w.freed_sat[4], 3);
     ck_assert_uint_eq(w.freed_sat[1], 0);
+    /* The freed blocks' granules: disarmed with their counters. */
+    ck_assert_uint_eq(*hp_shadow_ctr(hp_shadow.base, (uintptr_t)small[0]), 0);
     hp_free(big);
     hp_free(r);
 }
