@@ -67,14 +67,21 @@ static inline void hp_rt_count(uintptr_t a, int write)
     if (__builtin_expect(!b, 0))
         return; /* before init (gcc code run by an early constructor): nowhere to count */
     uintptr_t i = a >> 6; /* the granule: its counter is the i-th 8-byte word of a plane */
-    uint64_t c = ((uint64_t *)b)[i];
-    ((uint64_t *)b)[i] = c + 1;
     if (write) {
         uintptr_t w = __heapprof_rt_wbase;
         if (w)
             ((uint64_t *)w)[i]++;
     }
-    if (__builtin_expect((int64_t)c < 0, 0))
+    uint64_t *c = (uint64_t *)b + i;
+    int armed; /* the counter is negative after the increment exactly when it was before */
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+    /* One add to memory and a jump on its sign flag (what inline code's addq costs, plus the
+     * jump) instead of a load, add, store and test. */
+    __asm__("addq $1, %1" : "=@ccs"(armed), "+m"(*c));
+#else
+    armed = (int64_t)++*c < 0;
+#endif
+    if (__builtin_expect(armed, 0))
         hp_rt_count_word(a);
 }
 
