@@ -15,7 +15,10 @@ int hp_access_attach(struct hp_attach *a)
     /* Init first: whether access=0 refuses is known only after it (a module's constructor
      * may come before the program's first allocation). */
     hp_ready();
-    return hp_shadow_attach(a);
+    int r = hp_shadow_attach(a);
+    if (__atomic_load_n(&hp_shadow.hbase, __ATOMIC_ACQUIRE))
+        __atomic_store_n(&hp_word_hists_on, 1, __ATOMIC_RELEASE);
+    return r;
 }
 
 /* After the profiler's init. The instrumented executable (heapprof-cc exports its copy of the
@@ -70,7 +73,7 @@ __attribute__((noinline)) void hp_access_take(uintptr_t user, const struct hp_he
         hp_shadow_live_del(h->live_ref, user);
         if (words) {
             struct hp_word_hist w = hist ? hp_hist_words(hist) : (struct hp_word_hist){0, 0, 0, 0};
-            hp_shadow_word_take(&hp_shadow, user, size, w.freed, w.freed_sat, hp_word_bins);
+            hp_shadow_word_take(&hp_shadow, user, size, w.freed, w.freed_sat, w.freed ? hp_word_bins : 0);
         }
     }
     hp_shadow_take(&hp_shadow, user, size, &s, gran ? hist : NULL, hp_hist_bins);

@@ -49,15 +49,17 @@ static void fold_block(uintptr_t user, uint64_t size, uint32_t ctx, void *arg)
     if (a->live_seq != fold_seq) {
         hp_memset(&a->live, 0, sizeof a->live);
         hp_memset(a->hist + bins, 0, bins * sizeof a->hist[0]);
-        hp_memset(wh.live, 0, hp_word_bins * sizeof a->hist[0]);
-        hp_memset(wh.live_sat, 0, hp_word_bins * sizeof a->hist[0]);
+        if (wh.live) {
+            hp_memset(wh.live, 0, a->word_bins * sizeof a->hist[0]);
+            hp_memset(wh.live_sat, 0, a->word_bins * sizeof a->hist[0]);
+        }
         a->live_seq = fold_seq;
     }
     struct hp_shadow_sum s;
     uint64_t g = hp_shadow_granules(user, size);
     hp_shadow_peek(&hp_shadow, user, size, &s, g <= bins ? a->hist + bins : NULL, bins);
-    if (size && size <= hp_shadow_word_max)
-        hp_shadow_word_peek(&hp_shadow, user, size, wh.live, wh.live_sat, hp_word_bins);
+    if (wh.live && size && size <= hp_shadow_word_max)
+        hp_shadow_word_peek(&hp_shadow, user, size, wh.live, wh.live_sat, a->word_bins);
     struct hp_block_event e;
     hp_memset(&e, 0, sizeof e);
     e.size = size;
@@ -138,6 +140,8 @@ void hp_write_access_hists(struct writer *w)
         if (!words)
             continue;
         struct hp_word_hist wh = hp_hist_words(a->hist);
+        if (!wh.freed)
+            continue;
         write_hist(w, id, HPF_HIST_WORD, wh.freed, live ? wh.live : NULL, nw);
         write_hist(w, id, HPF_HIST_WORD_SATURATED, wh.freed_sat, live ? wh.live_sat : NULL, nw);
     }

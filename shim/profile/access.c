@@ -4,6 +4,7 @@
 
 uint32_t hp_hist_bins;
 uint32_t hp_word_bins;
+int hp_word_hists_on;
 
 struct hp_ctx_access *hp_ctx_access(uint32_t ctx, int may_wait)
 {
@@ -15,13 +16,15 @@ struct hp_ctx_access *hp_ctx_access(uint32_t ctx, int may_wait)
     struct hp_ctx_access *a = __atomic_load_n(&c->access, __ATOMIC_ACQUIRE);
     if (HP_LIKELY(a != NULL))
         return a;
-    size_t size = sizeof *a + (2 * (size_t)hp_hist_bins + 4 * (size_t)hp_word_bins) * sizeof a->hist[0];
+    uint32_t words = __atomic_load_n(&hp_word_hists_on, __ATOMIC_ACQUIRE) ? hp_word_bins : 0;
+    size_t size = sizeof *a + (2 * (size_t)hp_hist_bins + 4 * (size_t)words) * sizeof a->hist[0];
     /* A free inside the shim's own work or a signal handler that interrupted it (the arena's
      * lock may be this thread's): the arena's variant that gives up instead of waiting. */
     struct hp_ctx_access *fresh = may_wait || !hp_tls.depth ? hp_meta_alloc(size)
                                                             : hp_meta_alloc_nested(size);
     if (!fresh)
         return NULL;
+    fresh->word_bins = words; /* the arena's memory is zeroed: the rest is 0 already */
     /* Two threads racing leave the loser's block unused: once per context at most. */
     if (!__atomic_compare_exchange_n(&c->access, &a, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return a;

@@ -232,6 +232,9 @@ START_TEST(test_word_records)
     struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_CALLBACKS, 1, &module, 0, 0, 0};
     ck_assert_int_eq(hp_shadow_attach(&a), 0);
     ck_assert_uint_ne(hp_shadow.hbase, 0);
+    new_ctx(3); /* an access state made before per-word histograms were on: none for it */
+    hp_profile_hists(3)[0] = 1;
+    hp_word_hists_on = 1; /* what core/'s attach does when there is a word plane */
     new_ctx(1);
     new_ctx(2);
     /* Context 1: a freed block of 24 bytes (3 words) ... */
@@ -268,6 +271,9 @@ START_TEST(test_word_records)
     ck_assert_uint_eq(g.nbins[HPF_HIST_WORD][2], 0);
     ck_assert_uint_eq(g.nbins[HPF_HIST_WORD_SATURATED][2], 0);
     ck_assert_uint_eq(g.nbins[HPF_HIST_GRANULE][2], 1);
+    ck_assert_uint_eq(g.nbins[HPF_HIST_GRANULE][3], 1);
+    ck_assert_uint_eq(g.nbins[HPF_HIST_WORD][3], 0);
+    ck_assert_ptr_null(hp_hist_words(hp_profile_hists(3)).freed);
     /* The next dump: live words read afresh (not added to the last dump's), freed ones kept. */
     hp_shadow_word_bump(hp_shadow.hbase, (uintptr_t)&l[6]);
     dump(&g);

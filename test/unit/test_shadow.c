@@ -745,6 +745,7 @@ START_TEST(test_paths_clear_and_take)
     struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_INLINE, 1, &a, 0, 0, 0};
     ck_assert_int_eq(hp_access_attach(&a), 0);
     ck_assert(hp_shadow_on());
+    ck_assert_int_eq(hp_word_hists_on, 0); /* inline: no word plane, states without room */
     /* Plain, aligned (page starts among them), mimalloc-style offset blocks, operator new. */
     void *blocks[64];
     size_t sizes[64];
@@ -802,6 +803,7 @@ START_TEST(test_paths_words)
     struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_CALLBACKS, 1, &a, 0, 0, 0};
     ck_assert_int_eq(hp_access_attach(&a), 0);
     ck_assert_uint_ne(hp_shadow.hbase, 0);
+    ck_assert_int_eq(hp_word_hists_on, 1);
     uint64_t *small[3];
     for (int i = 0; i < 3; i++) {
         small[i] = hp_alloc(40, 0, 0); /* one context: the same call site */
