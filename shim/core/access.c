@@ -39,15 +39,15 @@ void hp_access_init(void)
         __atomic_store_n(var, a.base, __ATOMIC_RELEASE);
 }
 
-/* Out of line (noinline also under LTO): the allocation and free paths of programs without
- * instrumented modules keep their code and frames as without access profiling (inlined, these
- * made python3's hp_alloc and hp_free 7 and 4 instructions longer, cachegrind). */
 /* A block whose words plane 2 counts: callback builds attached (hbase) and the block is small. */
 static inline int word_block(uint64_t size)
 {
     return hp_shadow.hbase && size && size <= hp_shadow_word_max;
 }
 
+/* Out of line (noinline also under LTO): the allocation and free paths of programs without
+ * instrumented modules keep their code and frames as without access profiling (inlined, these
+ * made python3's hp_alloc and hp_free 7 and 4 instructions longer, cachegrind). */
 __attribute__((noinline)) uint32_t hp_access_alloc(uintptr_t user, uint64_t size, uint32_t ctx)
 {
     /* A reused address may hold counts of a freed block's late accesses, or of memory that was
@@ -73,7 +73,8 @@ __attribute__((noinline)) void hp_access_take(uintptr_t user, const struct hp_he
         hp_shadow_live_del(h->live_ref, user);
         if (words) {
             struct hp_word_hist w = hist ? hp_hist_words(hist) : (struct hp_word_hist){0, 0, 0, 0};
-            hp_shadow_word_take(&hp_shadow, user, size, w.freed, w.freed_sat, w.freed ? hp_word_bins : 0);
+            hp_shadow_word_take(&hp_shadow, user, size, w.freed, w.freed_sat,
+                                w.freed ? hp_word_bins : 0);
         }
     }
     hp_shadow_take(&hp_shadow, user, size, &s, gran ? hist : NULL, hp_hist_bins);
