@@ -52,6 +52,8 @@ def site(sites, name, pool, inner, **want):
 
 def main():
     doc = json.load(open(sys.argv[1]))
+    for c in doc["contexts"]:  # schema 2: frames are indices into frame_table
+        c["frames"] = [doc["frame_table"][i] for i in c["frames"]]
     access = "access" in sys.argv[2:]
     sites = by_site(doc)
     site(sites, "site_pool_short", True, "pool_get", alloc_count=1000, allocs=1000,

@@ -46,7 +46,8 @@ for layout in contig gap; do
         elif msg=$(python3 - "$TMP/$name.json" <<'EOF'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-main = [c for c in doc["contexts"] if c["frames"] and c["frames"][0]["function"] == "main"]
+ft = doc["frame_table"]
+main = [c for c in doc["contexts"] if c["frames"] and ft[c["frames"][0]]["function"] == "main"]
 got = [(c["alloc_count"], c["total_size"], c["live_count"]) for c in main]
 if got != [(100, 10000, 0)]:
     sys.exit("main's contexts (allocations, bytes, live): %s, expected [(100, 10000, 0)]" % got)
