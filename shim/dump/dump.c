@@ -339,10 +339,14 @@ static int dump_peak(void)
         hp_remove_failed(w->fd, used);
     syscall(SYS_close, w->fd);
     if (!w->err) {
-        if (syscall(SYS_rename, used, final_name) == 0)
+        if (syscall(SYS_rename, used, final_name) == 0) {
             hp_strlcpy(used, final_name, sizeof used);
-        else
+        } else {
+            /* Not renamed: the .tmp goes, as the message says (a reader would take a
+             * leftover .tmp for a dump its process never finished). */
             w->err = errno;
+            syscall(SYS_unlink, used);
+        }
     }
     return dump_leave(dump_said(w->err, 1, 0));
 }
