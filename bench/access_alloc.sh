@@ -37,9 +37,12 @@ reps=${1:-5}
 root=$(pwd)
 out=$root/build/bench-access-alloc
 mkdir -p "$out"
-shim=$(readlink -f "${SHIM:-build/libheapprof_shim.so}")
-before=${BEFORE:+$(readlink -f "$BEFORE")}
-[ -x build/heapprof-report ] && [ -f "$shim" ] && [ -f build/libheapprof_rt.a ] || { echo "run make first" >&2; exit 1; }
+[ -x build/heapprof-report ] && [ -f "${SHIM:-build/libheapprof_shim.so}" ] && [ -f build/libheapprof_rt.a ] ||
+    { echo "run make first" >&2; exit 1; }
+# Private copies of the libraries taken now: a rebuild meanwhile does not change the runs.
+cp "${SHIM:-build/libheapprof_shim.so}" "$out/shim.so"
+shim=$out/shim.so before=""
+[ -n "${BEFORE:-}" ] && cp "$BEFORE" "$out/shim-before.so" && before=$out/shim-before.so
 for t in /usr/bin/time taskset clang; do
     command -v $t >/dev/null || { echo "bench/access_alloc.sh needs $t" >&2; exit 1; }
 done
