@@ -10,6 +10,7 @@
 # and run as
 #   plain         clang -O2 -g -fno-omit-frame-pointer
 #   shim          the plain build under the shim (access profiling idle: no instrumented module)
+#   hp-bare       the heapprof-cc build without the shim: the instrumentation's own cost
 #   hp            scripts/heapprof-cc (clang, inline counters) under the shim
 #   llvm14        clang -fmemory-profile, LLVM 14's own MemProf runtime (libclang-rt-14-dev)
 #   plain16       clang-16 -O2 -g -fno-omit-frame-pointer (the base of llvm16's ratio)
@@ -47,7 +48,7 @@ for t in /usr/bin/time taskset clang; do
     command -v $t >/dev/null || { echo "bench/access_alloc.sh needs $t" >&2; exit 1; }
 done
 workloads=${ACCESS_WORKLOADS:-alloc_bench ab_deep deep_stack lua stl}
-configs=${ACCESS_CONFIGS:-plain shim hp llvm14 plain16 llvm16}
+configs=${ACCESS_CONFIGS:-plain shim hp-bare hp llvm14 plain16 llvm16}
 if [ $instr = 1 ]; then
     configs="plain shim hp"
     command -v valgrind >/dev/null || { echo "--instr needs valgrind" >&2; exit 1; }
@@ -122,7 +123,7 @@ cmd() {
 }
 
 # flavour CONFIG: the build a configuration runs; preload CONFIG: its shim ("" for none).
-flavour() { case $1 in shim | shim-B) echo plain ;; hp | hp-B) echo hp ;; *) echo "$1" ;; esac; }
+flavour() { case $1 in shim | shim-B) echo plain ;; hp | hp-B | hp-bare) echo hp ;; *) echo "$1" ;; esac; }
 preload() { case $1 in shim | hp) echo "$shim" ;; shim-B | hp-B) echo "$before" ;; *) echo "" ;; esac; }
 
 # one WORKLOAD CONFIG: one run; prints CPU seconds (instructions with --instr). Its output is
