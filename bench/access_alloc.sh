@@ -24,8 +24,10 @@
 # cpu (ACCESS_CPU, default 0), and a configuration's figure is the median over repetitions of
 # its time over the plain (plain16 for llvm16) time of the same repetition.
 # With --instr: instructions instead (valgrind --tool=cachegrind --cache-sim=no, smaller sizes,
-# one run each; not LLVM's runtime, which valgrind cannot run): plain, shim and hp, and the
-# instructions hp adds to shim per allocation-and-free pair (pairs: the profile's total_allocs).
+# one run each, binaries without their debug information, which valgrind 3.19 cannot read from
+# every clang build; not LLVM's runtime, which valgrind cannot run): plain, hp-bare, shim and hp,
+# and per allocation (the profile's count) the access work: what the shim costs the heapprof-cc
+# build, (hp - hp-bare), less what it costs the plain build, (shim - plain).
 # Usage: bench/access_alloc.sh [--instr] [REPS]   (after make; REPS default 5)
 # Environment: ACCESS_WORKLOADS (default "alloc_bench ab_deep deep_stack lua stl"),
 #   ACCESS_CONFIGS (default "plain shim hp llvm14 plain16 llvm16"), BEFORE, SHIM (default
@@ -50,7 +52,7 @@ done
 workloads=${ACCESS_WORKLOADS:-alloc_bench ab_deep deep_stack lua stl}
 configs=${ACCESS_CONFIGS:-plain shim hp-bare hp llvm14 plain16 llvm16}
 if [ $instr = 1 ]; then
-    configs="plain shim hp"
+    configs="plain hp-bare shim hp"
     command -v valgrind >/dev/null || { echo "--instr needs valgrind" >&2; exit 1; }
 fi
 command -v clang-16 >/dev/null || configs=$(echo " $configs " | sed 's/ plain16 / /; s/ llvm16 / /')
@@ -138,8 +140,10 @@ one() {
     [ -n "$so" ] && envs+=(LD_PRELOAD="$so" HEAPPROF_OPTIONS="output=$d/p.%p.hpf")
     case $c in llvm*) envs+=(MEMPROF_OPTIONS="log_path=$d/llvm") ;; esac
     if [ $instr = 1 ]; then
+        local bin=${c_cmd%% *}
+        objcopy --strip-debug "$bin" "$d/prog"
         (cd "$d" && "${envs[@]}" valgrind --tool=cachegrind --cache-sim=no \
-            --cachegrind-out-file=/dev/null $c_cmd >"$out/$w.$c.out" 2>"$d/vg.err") ||
+            --cachegrind-out-file=/dev/null ./prog ${c_cmd#* } >"$out/$w.$c.out" 2>"$d/vg.err") ||
             { echo "$w $c failed: $d/vg.err" >&2; exit 1; }
         sed -n 's/.*I *refs: *//p' "$d/vg.err" | tr -d ,
     else
@@ -165,16 +169,19 @@ allocs() {
 median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 if [ $instr = 1 ]; then
-    printf '%-12s %14s %14s %14s %10s %12s\n' workload plain shim hp pairs "hp-shim/pair"
+    # per allocation: ((hp - hp-bare) - (shim - plain)) / allocations
+    printf '%-12s %13s %13s %13s %13s %9s %10s\n' workload plain hp-bare shim hp allocs "access/al"
     for w in $workloads; do
-        p=$(one "$w" plain) s=$(one "$w" shim) h=$(one "$w" hp) n=$(allocs "$w" hp)
+        one "$w" plain >"$out/$w.i.plain"
+        p=$(cat "$out/$w.i.plain") hb=$(one "$w" hp-bare) s=$(one "$w" shim) h=$(one "$w" hp)
+        n=$(allocs "$w" hp)
         extra=""
         if [ -n "$before" ]; then
-            sb=$(one "$w" shim-B) hb=$(one "$w" hp-B)
-            extra=$(awk -v s="$sb" -v h="$hb" -v n="$n" 'BEGIN { printf "  before: shim %d hp %d, hp-shim/pair %.0f", s, h, n ? (h - s) / n : 0 }')
+            sb=$(one "$w" shim-B) hB=$(one "$w" hp-B)
+            extra=$(awk -v p="$p" -v hb="$hb" -v s="$sb" -v h="$hB" -v n="$n" 'BEGIN { printf "  before: shim %d hp %d, access/al %.0f", s, h, n ? ((h - hb) - (s - p)) / n : 0 }')
         fi
-        awk -v w="$w" -v p="$p" -v s="$s" -v h="$h" -v n="$n" -v x="$extra" \
-            'BEGIN { printf "%-12s %14d %14d %14d %10d %12.0f%s\n", w, p, s, h, n, n ? (h - s) / n : 0, x }'
+        awk -v w="$w" -v p="$p" -v hb="$hb" -v s="$s" -v h="$h" -v n="$n" -v x="$extra" \
+            'BEGIN { printf "%-12s %13d %13d %13d %13d %9d %10.0f%s\n", w, p, hb, s, h, n, n ? ((h - hb) - (s - p)) / n : 0, x }'
     done
     exit 0
 fi
