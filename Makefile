@@ -56,9 +56,12 @@ TEST_OBJS := $(patsubst %.c,$(BUILD)/tobj/%.o,$(filter-out $(ENTRY_SRCS),$(SHIM_
 
 # The report tool: ordinary C, links elfutils' libdw for DWARF symbolisation.
 REPORT_CFLAGS := $(OPT) $(WARN) -std=gnu11 -D_GNU_SOURCE -Ishim -Ireport
-REPORT_LIBS   := -ldw -lelf -lm
+REPORT_LIBS   := -ldw -lelf -lm -lz
+# The HTML page's template, script and style sheet, compiled in as byte arrays.
+HTML_ASSETS   := report/html/template.html report/html/report.css report/html/report.js
+HTML_GEN      := $(BUILD)/gen/html_assets.c
 # shim/format/hib.c: the reader merges HIB records with the same code the shim merges them with.
-REPORT_SRCS   := $(wildcard report/*.c) shim/format/hib.c
+REPORT_SRCS   := $(wildcard report/*.c) shim/format/hib.c $(HTML_GEN)
 REPORT_LIB_SRCS := $(filter-out report/main.c,$(REPORT_SRCS))
 SAN           := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
@@ -71,11 +74,12 @@ RUNIT_SRCS := $(wildcard report/test/test_*.c)
 RUNIT_BINS := $(patsubst report/test/%.c,$(BUILD)/runit/%,$(RUNIT_SRCS))
 PROG_SRCS  := $(wildcard test/progs/*.c) $(wildcard test/progs/*.cc)
 
-.PHONY: all check unit integration progs bench bench-model clean shim report demo
+.PHONY: all check unit integration progs bench bench-model clean shim report demo install uninstall
 .DEFAULT_GOAL := all
 # Keep the unit-test objects (make would delete them as intermediates after each test build).
 .SECONDARY:
-all: $(BUILD)/libheapprof_shim.so $(BUILD)/heapprof-report $(BUILD)/demo rt
+all: $(BUILD)/libheapprof_shim.so $(BUILD)/heapprof-report $(BUILD)/heapprof-probe $(BUILD)/demo \
+	$(BUILD)/pool-example rt
 demo: $(BUILD)/demo
 
 shim: $(BUILD)/libheapprof_shim.so
@@ -92,6 +96,11 @@ $(BUILD)/tobj/%.o: %.c
 $(BUILD)/libheapprof_shim.so: $(SHIM_OBJS) $(SHIM_MAP)
 	$(CC) -o $@ $(SHIM_OBJS) $(if $(SHIM_LTO),$(SHIM_CFLAGS) $(SHIM_LTO)) $(SHIM_LDFLAGS)
 
+$(HTML_GEN): report/html/embed.sh $(HTML_ASSETS)
+	@mkdir -p $(dir $@)
+	sh report/html/embed.sh $(HTML_ASSETS) >$@.tmp
+	mv $@.tmp $@
+
 $(BUILD)/heapprof-report: $(REPORT_SRCS) $(wildcard report/*.h) shim/format/format.h
 	@mkdir -p $(BUILD)
 	$(CC) $(REPORT_CFLAGS) -o $@ $(REPORT_SRCS) $(REPORT_LIBS)
@@ -100,6 +109,16 @@ $(BUILD)/heapprof-report: $(REPORT_SRCS) $(wildcard report/*.h) shim/format/form
 $(BUILD)/demo: examples/demo.c
 	@mkdir -p $(BUILD)
 	$(CC) -O2 -g -fno-omit-frame-pointer -pthread $(WARN) -o $@ $<
+
+# heapprof-run's helper: the ELF facts about the shim and the command in one process.
+$(BUILD)/heapprof-probe: run/probe.c
+	@mkdir -p $(BUILD)
+	$(CC) $(OPT) $(WARN) -std=gnu11 -D_GNU_SOURCE -o $@ $<
+
+# The pool allocator of docs/USAGE.md's "Pool and arena allocators".
+$(BUILD)/pool-example: examples/pool.c include/heapprof.h
+	@mkdir -p $(BUILD)
+	$(CC) -O2 -g -fno-omit-frame-pointer $(WARN) -Iinclude -o $@ $<
 
 # Sanitized build of the report tool, used by the tests.
 $(BUILD)/heapprof-report-san: $(REPORT_SRCS) $(wildcard report/*.h) shim/format/format.h
@@ -150,6 +169,39 @@ bench-model: all
 
 clean:
 	rm -rf $(BUILD)
+
+# make install [PREFIX=/usr/local] [DESTDIR=staging root]: the tools in bin/, the shim, the
+# instrumentation runtime and heapprof-probe in lib/heapprof/, heapprof.h, man pages. The
+# scripts find the library beside themselves (../lib/heapprof) first, then under PREFIX (written
+# into the installed copies), so a staged tree moved to PREFIX, or kept where it is, works.
+PREFIX  ?= /usr/local
+BINDIR  := $(PREFIX)/bin
+LIBDIR  := $(PREFIX)/lib/heapprof
+INCDIR  := $(PREFIX)/include
+MANDIR  := $(PREFIX)/share/man
+INSTALL ?= install
+RT_INSTALL = $(BUILD)/libheapprof_rt.a $(BUILD)/heapprof_rt_preinit.o $(RT_MODULE_OBJS)
+install: all
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	$(INSTALL) -m 755 $(BUILD)/libheapprof_shim.so $(BUILD)/heapprof-probe $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -m 644 $(RT_INSTALL) $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -m 755 $(BUILD)/heapprof-report $(DESTDIR)$(BINDIR)/
+	for f in heapprof-run heapprof-cc heapprof-c++; do \
+		sed 's|@PREFIX@|$(PREFIX)|g' scripts/$$f >$(DESTDIR)$(BINDIR)/$$f.tmp && \
+		chmod 755 $(DESTDIR)$(BINDIR)/$$f.tmp && mv $(DESTDIR)$(BINDIR)/$$f.tmp $(DESTDIR)$(BINDIR)/$$f || exit 1; \
+	done
+	$(INSTALL) -m 644 include/heapprof.h $(DESTDIR)$(INCDIR)/
+	$(INSTALL) -m 644 docs/man/heapprof-run.1 docs/man/heapprof-report.1 docs/man/heapprof-cc.1 \
+		$(DESTDIR)$(MANDIR)/man1/
+	echo '.so man1/heapprof-cc.1' >$(DESTDIR)$(MANDIR)/man1/heapprof-c++.1
+	$(INSTALL) -m 644 docs/man/heapprof.3 $(DESTDIR)$(MANDIR)/man3/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,heapprof-run heapprof-cc heapprof-c++ heapprof-report)
+	rm -rf $(DESTDIR)$(LIBDIR)
+	rm -f $(DESTDIR)$(INCDIR)/heapprof.h $(DESTDIR)$(MANDIR)/man3/heapprof.3
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,heapprof-run.1 heapprof-report.1 heapprof-cc.1 heapprof-c++.1)
 
 # ---------------------------------------------------------------------------------------------
 # Access profiling: the instrumentation runtime (build/libheapprof_rt.a and the objects

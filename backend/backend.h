@@ -111,7 +111,8 @@ int hp_patch_prefixed(const char *prefix, const char **why);
  * the shim again. suspend returns the state for resume. */
 int hp_patch_suspend(void);
 void hp_patch_resume(int state);
-/* Where the loaded object holding addr starts (dladdr's dli_fbase), NULL if in none. */
+/* Where the loaded object holding addr starts (dladdr's dli_fbase, its first segment's page),
+ * NULL if in none (symbols.c). */
 const void *hp_object_start(const void *addr);
 
 /* Resolve the backend called `name` ("next" or "glibc"). self_malloc is the shim's own malloc,

@@ -26,6 +26,7 @@
  * be made writable) leaves every function untouched. */
 #include "patch_internal.h"
 #include "x86_internal.h"
+#include "backend/backend.h"
 #include "rt/rt.h"
 
 #include <dlfcn.h>
@@ -90,6 +91,21 @@ static const char *const names[] = {
     "mi_register_error",
 };
 #define NNAMES (sizeof names / sizeof names[0])
+
+/* The allocator's API beyond allocation (control, statistics), not patched: the program's calls
+ * of it take no block, and what it frees inside are the allocator's own blocks, so the look for
+ * paths past the entry points (reach.c) does not follow them. Exact names, then prefixes. */
+static const char *const api_names[] = {
+    "mallctl", "mallctlnametomib", "mallctlbymib", "malloc_stats_print", "mallopt", "mallinfo",
+    "mallinfo2", "malloc_trim", "malloc_stats", "malloc_info", "mi_collect", "mi_stats_print",
+};
+static const char *const api_prefixes[] = {"MallocExtension_", "mi_option_", "mi_stats_"};
+#define MAX_APIS 64
+static struct {
+    void *fn;
+    size_t size;
+} apis[MAX_APIS];
+static int napis;
 
 #define JMP_LEN 5    /* e9 rel32: what is written over each entry */
 #define ABS_JMP 14   /* ff 25 00000000 <8-byte address> */
@@ -472,30 +488,42 @@ static void *definition_of(const char *name)
 
 void *hp_bound_symbol(const char *name) { return definition_of(name); }
 
-const void *hp_object_start(const void *addr)
+/* Does the object loaded at base define name? */
+struct object_syms {
+    const void *base;
+    struct dynsyms ds;
+    int ok;
+};
+
+static int find_object_syms(struct dl_phdr_info *info, size_t size, void *arg)
 {
-    if (!addr)
-        return NULL;
-#if defined(__x86_64__) || defined(__aarch64__)
-    /* The loader's lock-free lookup gives the object's start (what dladdr calls its base)
-     * without dladdr's search of the object's symbols for the nearest one: about 90,000
-     * instructions a call in libc, a dozen calls at every process's start. dladdr stays for
-     * what the lookup does not know (a call before the loader has set it up). */
-    struct dl_find_object fo;
-    if (_dl_find_object((void *)addr, &fo) == 0)
-        return fo.dlfo_map_start;
-#endif
-    Dl_info info;
-    if (!dladdr(addr, &info))
-        return NULL;
-    return info.dli_fbase;
+    (void)size;
+    struct object_syms *o = arg;
+    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (uintptr_t)o->base - a < ph->p_memsz) {
+            o->ok = dynsyms_of(info, &o->ds) == 0;
+            return 1;
+        }
+    }
+    return 0;
 }
 
-/* Does the object loaded at base define name? */
-static int defined_in(const char *name, const void *base)
+/* The dynamic symbols of the object loaded at base: looked up in its own table, not with dlsym,
+ * whose failures allocate (dlerror's buffer) from the allocator being patched. */
+static struct object_syms alloc_syms;
+
+static int object_syms(const void *base)
 {
-    void *fn = dlsym(RTLD_DEFAULT, name);
-    return fn && hp_object_start(fn) == base;
+    hp_memset(&alloc_syms, 0, sizeof alloc_syms);
+    alloc_syms.base = base;
+    return dl_iterate_phdr(find_object_syms, &alloc_syms) && alloc_syms.ok;
+}
+
+static int defined_in(const char *name)
+{
+    return alloc_syms.ok && dynsym_find(&alloc_syms.ds, name) != NULL;
 }
 
 /* The shim's own dynamic symbols: what add_hook redirects to. */
@@ -569,9 +597,44 @@ static int name_index(const char *prefix, const char *s, size_t max)
     return -1;
 }
 
+static int nul_within(const char *s, size_t max)
+{
+    for (size_t i = 0; i < max; i++)
+        if (!s[i])
+            return 1;
+    return 0;
+}
+
+/* Is s (at most max bytes) prefix + one of the allocator's other API functions? */
+static int is_api(const char *prefix, const char *s, size_t max)
+{
+    size_t pl = hp_strlen(prefix);
+    if (!nul_within(s, max) || hp_strncmp(s, prefix, pl) != 0)
+        return 0;
+    s += pl;
+    for (size_t k = 0; k < sizeof api_names / sizeof api_names[0]; k++)
+        if (!hp_strcmp(s, api_names[k]))
+            return 1;
+    for (size_t k = 0; k < sizeof api_prefixes / sizeof api_prefixes[0]; k++)
+        if (!hp_strncmp(s, api_prefixes[k], hp_strlen(api_prefixes[k])))
+            return 1;
+    return 0;
+}
+
+static void add_api(void *fn, size_t size)
+{
+    for (int j = 0; j < napis; j++)
+        if (apis[j].fn == fn)
+            return;
+    if (napis < MAX_APIS)
+        apis[napis].fn = fn, apis[napis++].size = size;
+}
+
 /* The main program's full symbol table (.symtab, read from the file it runs from; absent
- * when stripped): global functions among names[] that the dynamic symbol table did not give.
- * (A shared library exports every global function a program can call.) The file's addresses
+ * when stripped): functions among names[] that the dynamic symbol table did not give, local
+ * ones too (a hidden definition, as -fvisibility=hidden leaves a sized operator delete, is a
+ * local symbol of the linked program, still called by its code). (A shared library exports
+ * every global function a program can call.) The file's addresses
  * are placed by the program's malloc when its run-time address is given, else by the program's
  * load address; prefix is what the names carry in front (hp_patch_prefixed). */
 static int symtab_scan(const char *prefix, void *malloc_fn, void *base, const struct dynsyms *self,
@@ -624,12 +687,16 @@ static int symtab_scan(const char *prefix, void *malloc_fn, void *base, const st
             const ElfW(Sym) *y = &syms[k];
             int bind = ELF64_ST_BIND(y->st_info);
             if (y->st_name >= strs->sh_size || ELF64_ST_TYPE(y->st_info) != STT_FUNC ||
-                y->st_shndx == SHN_UNDEF || y->st_value == 0 || (bind != STB_GLOBAL && bind != STB_WEAK))
+                y->st_shndx == SHN_UNDEF || y->st_value == 0 ||
+                (bind != STB_GLOBAL && bind != STB_WEAK && bind != STB_LOCAL))
                 continue;
             int idx = name_index(prefix, str + y->st_name, strs->sh_size - y->st_name);
+            void *fn = (void *)(bias + y->st_value);
+            if (idx < 0 && is_api(prefix, str + y->st_name, strs->sh_size - y->st_name) &&
+                hp_object_start(fn) == base)
+                add_api(fn, y->st_size);
             if (idx < 0)
                 continue;
-            void *fn = (void *)(bias + y->st_value);
             if (hp_object_start(fn) != base)
                 continue; /* not where the object is: the file is not what is loaded */
             if (add_hook((size_t)idx, fn, y->st_size, self, why) != 0) {
@@ -646,6 +713,67 @@ out:
 
 static int install_hooks(const char **why);
 
+/* Does w occur in s? */
+static int contains(const char *s, const char *w)
+{
+    size_t n = hp_strlen(w);
+    for (; *s; s++)
+        if (!hp_strncmp(s, w, n))
+            return 1;
+    return 0;
+}
+
+/* Does the entry point `name` take a block back (so a block of the shim's reaches it)? */
+static int takes_back(const char *name)
+{
+    static const char *const words[] = {"free", "delete", "realloc", "dalloc", "rallocx",
+                                        "xallocx", "expand", "recalloc", "rezalloc", "destroy"};
+    if (!hp_strncmp(name, "_Zd", 3))
+        return 1;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (contains(name, words[i]))
+            return 1;
+    return 0;
+}
+
+/* Patching must be complete or not happen: a block the shim made, with its header, that
+ * reached one of the allocator's free paths past the patched entry points would be freed at
+ * the wrong address (PartitionAlloc traps on it). reach.c looks for such paths. */
+static int complete(const char **why)
+{
+    static struct hp_reach_entry ents[NNAMES + MAX_APIS];
+    int n = 0;
+    for (int j = 0; j < nhooks; j++, n++) {
+        ents[n].fn = (uintptr_t)hooks[j].fn;
+        ents[n].size = hooks[j].size;
+        ents[n].role = takes_back(hooks[j].name) ? HP_REACH_FREE : HP_REACH_ALLOC;
+    }
+    for (int j = 0; j < napis; j++, n++) {
+        ents[n].fn = (uintptr_t)apis[j].fn;
+        ents[n].size = apis[j].size;
+        ents[n].role = HP_REACH_API;
+    }
+    /* A sanitizer's runtime linked into the program (clang's -fsanitize=address, thread,
+     * memory, leak) is reached by the program's code only through its interface (__asan_*,
+     * __tsan_*, its interceptors), none of which frees a block of the program's; the code
+     * behind it shares its internals (their assertions, their own allocator) with free. */
+    int runtime = defined_in("__sanitizer_print_stack_trace");
+    return hp_reach_check(ents, n, !runtime, why);
+}
+
+/* The allocator's other API functions that the object at base exports (the rest come from its
+ * full symbol table, symtab_scan). */
+static void exported_apis(void)
+{
+    for (size_t k = 0; k < sizeof api_names / sizeof api_names[0]; k++) {
+        void *fn = alloc_syms.ok ? dynsym_find(&alloc_syms.ds, api_names[k]) : NULL;
+        Dl_info fi;
+        const ElfW(Sym) *sym = NULL;
+        if (fn && dladdr1(fn, &fi, (void **)&sym, RTLD_DL_SYMENT))
+            add_api(fn, sym ? sym->st_size : 0);
+    }
+}
+
 int hp_patch_allocator(void *malloc_fn, const char **why)
 {
     Dl_info info;
@@ -659,20 +787,15 @@ int hp_patch_allocator(void *malloc_fn, const char **why)
         return -1;
     }
     void *base = info.dli_fbase;
-    /* Chromium's allocator shim (chromium, Electron apps: PartitionAlloc as malloc) is also
-     * called inside the program through its own dispatch, past any entry point: a block of
-     * the shim's freed that way traps. Such a program exports ChromeMain, or Chromium's
-     * sandbox overrides of getaddrinfo and localtime64_r, which no allocator defines. */
-    if (defined_in("ChromeMain", base) || (defined_in("getaddrinfo", base) && defined_in("localtime64_r", base))) {
-        *why = "it is Chromium's allocator shim, which the program also calls by its own ways";
-        return -1;
-    }
     const struct dynsyms *self = self_handle();
     if (!self) {
         *why = "the shim cannot find itself";
         return -1;
     }
     nhooks = 0;
+    napis = 0;
+    object_syms(base);
+    exported_apis();
     /* The names the object exports, then those only its full symbol table has (an executable
      * exports only what shared libraries use: a program linked with jemalloc keeps mallocx
      * and sdallocx to itself, and a block of the shim's must not reach them unpatched). */
@@ -687,6 +810,18 @@ int hp_patch_allocator(void *malloc_fn, const char **why)
     }
     if (symtab_scan("", malloc_fn, base, self, why) != 0)
         return -1;
+    if (complete(why) != 0)
+        return -1;
+    /* Belt and braces: Chromium's allocator shim (chromium, Electron apps: PartitionAlloc as
+     * malloc) is also called inside the program through its own dispatch, past any entry
+     * point, and a block of the shim's freed that way traps. reach.c finds its dispatch (its
+     * free jumps through a table); should a build inline that differently, the program is
+     * still known by what it exports: ChromeMain, or Chromium's sandbox overrides of
+     * getaddrinfo and localtime64_r, which no allocator defines. */
+    if (defined_in("ChromeMain") || (defined_in("getaddrinfo") && defined_in("localtime64_r"))) {
+        *why = "it is Chromium's allocator shim, which the program also calls by its own ways";
+        return -1;
+    }
     if (install_hooks(why) != 0)
         return -1;
     patched = 1;
@@ -779,10 +914,14 @@ int hp_patch_prefixed(const char *prefix, const char **why)
         return -1;
     }
     nhooks = 0;
+    napis = 0;
+    object_syms(info.dli_fbase);
     if (symtab_scan(prefix, NULL, info.dli_fbase, self, why) != 0)
         return -1;
     if (nhooks == 0)
         return 0; /* no such allocator */
+    if (complete(why) != 0)
+        return -1;
     if (install_hooks(why) != 0)
         return -1;
     redirected = 1;

@@ -7,6 +7,7 @@
 #define HP_PATCH_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Patch the allocator entry points that the object holding `malloc_fn` defines. Returns 0 when
  * they all lead to the shim now; then hp_patch_original(name) gives a function that runs the
@@ -27,5 +28,26 @@ int hp_patch_count(void);
  * reference reaches (glibc's libc_malloc_debug.so defines its malloc@GLIBC_2.2.5 that way;
  * the version itself is not compared). */
 void *hp_bound_symbol(const char *name);
+
+/* ---- is patching enough? (reach.c) ---- */
+enum hp_reach_role {
+    HP_REACH_ALLOC, /* an entry point the shim patches that hands blocks out */
+    HP_REACH_FREE,  /* one that takes a block back (free, delete, realloc, ...) */
+    HP_REACH_API,   /* the allocator's other API (mallctl, ...), not patched: it takes no
+                     * block of the program's, and what it frees inside is its own */
+};
+struct hp_reach_entry {
+    uintptr_t fn;
+    size_t size;    /* its ELF symbol size, 0 if unknown */
+    enum hp_reach_role role;
+};
+/* Can the program reach the allocator's free paths only through the entry points in ent[0..n)?
+ * The allocator's internal free functions are what those entry points call (less what its
+ * allocation entry points call too); the answer is no (-1, with *why) when a free entry point
+ * dispatches through a pointer, when an internal free function's address is stored in the
+ * object's data, or, in the main program, when code reachable from its start or its
+ * initialisers calls or jumps to one without passing an entry point, and when any of this
+ * cannot be read. 0: none of that was found. */
+int hp_reach_check(const struct hp_reach_entry *ent, int n, int walk, const char **why);
 
 #endif

@@ -162,6 +162,8 @@ static int opcode_group(struct dec *d, uint8_t op)
     } else { /* 0xff */
         if (reg == 3 || reg == 5 || reg == 7)
             return 0; /* far call/jmp */
+        if (reg == 2 || reg == 4)
+            d->in->indirect = 1;
         if (reg == 4)
             d->in->kind = HP_X86_END; /* jmp r/m: where it goes is not known here */
     }
@@ -235,6 +237,7 @@ int hp_x86_decode(const uint8_t *code, int avail, struct hp_x86_insn *in)
 {
     *in = (struct hp_x86_insn){0}; /* no library call: this file stands alone */
     in->rip_disp = -1;
+    in->modrm = -1;
     in->kind = HP_X86_PLAIN;
     struct dec d = {.code = code, .avail = avail, .in = in};
     if (!prefixes(&d))
@@ -248,6 +251,8 @@ int hp_x86_decode(const uint8_t *code, int avail, struct hp_x86_insn *in)
         if (ok < 0)
             ok = opcode_single(&d, op);
     }
+    if (d.modrm)
+        in->modrm = d.i;
     if (!ok || (d.modrm && !modrm_operand(&d)))
         return 0;
     d.i += d.imm;

@@ -22,10 +22,19 @@ struct hp_x86_insn {
     int cc;               /* HP_X86_JCC: the condition (0..15) */
     int rip_disp;         /* offset of a rip-relative disp32 in the instruction, or -1 */
     uint64_t target;      /* HP_X86_JMP/JCC/CALL: the absolute target */
+    int indirect;         /* 1: call or jmp through a register or memory (ff /2, ff /4) */
+    int modrm;            /* offset of its ModRM byte, or -1 */
 };
 
 /* Decode the instruction at code (its address is also where it runs). Returns its length, or
  * 0 for an instruction this decoder does not handle. avail: bytes readable at code. */
 int hp_x86_decode(const uint8_t *code, int avail, struct hp_x86_insn *in);
+
+/* Does the code after a call, from its return address ret (within the code [lo, hi)), read a
+ * register the ABI lets the callee clobber (rcx, rdx, rsi, rdi, r8-r11) before writing it,
+ * following branches a few hundred instructions, up to the next call or return? 1 if so: the
+ * caller relies on the callee leaving it alone (gcc's -fipa-ra), which a patched callee does
+ * not (x86_regs.c). */
+int hp_x86_reads_clobbered(uintptr_t ret, uintptr_t lo, uintptr_t hi);
 
 #endif

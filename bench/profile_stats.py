@@ -17,7 +17,8 @@ def main():
         unprofiled += s.get("unprofiled_allocs", 0)
         for c in p.get("contexts", []):
             # recorded return addresses: a function inlined at one is not a frame walked
-            walked = [f for f in c.get("frames", []) if not f.get("inlined")]
+            # (schema 2: frames are indices into the profile's frame table)
+            walked = [i for i in c.get("frames", []) if not p["frame_table"][i].get("inlined")]
             frames += c.get("alloc_count", 0) * len(walked)
     mean = frames / allocs if allocs else 0.0
     print("%d %d %.1f %d" % (contexts, allocs, mean, unprofiled))

@@ -1,5 +1,6 @@
-/* Writers for the output formats (json_out.c, text_out.c, memprof_out.c) and the small
- * formatting helpers they share (json_escape.c, units.c). */
+/* Writers for the output formats (json_out.c, text_out.c, pprof_out.c, dhat_out.c,
+ * memprof_out.c, folded.c, html_out.c) and the small formatting helpers they share
+ * (json_escape.c, units.c). */
 #ifndef HR_OUTPUT_H
 #define HR_OUTPUT_H
 
@@ -7,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "hr_metric.h"
 #include "hr_profile.h"
 
 struct hr_output_opts {
@@ -14,6 +16,12 @@ struct hr_output_opts {
     size_t top;            /* text: contexts shown per profile; 0 = all */
     size_t json_top;       /* JSON: the same, 0 (all) unless --top was given */
     FILE *warn;            /* symbolisation warnings; NULL to drop them */
+    enum hr_metric metric; /* folded: the figure of each line; html: the flame graph's first */
+    /* Every profile loaded from the command line, in argument order, when the writer gets one
+     * profile made of them (merged): the HTML page draws the live heap of each dump over
+     * time from these. NULL/0: only the written profile itself. */
+    struct hr_profile *const *inputs;
+    size_t ninputs;
 };
 
 /* Write every profile; JSON is one object for one profile, an array for several. Return 0, or
@@ -22,6 +30,15 @@ int hr_write_json(FILE *out, struct hr_profile *const *profiles, size_t n,
                   const struct hr_output_opts *opts);
 int hr_write_text(FILE *out, struct hr_profile *const *profiles, size_t n,
                   const struct hr_output_opts *opts);
+
+/* Export formats: ONE profile each (cli.c merges several first). Return 0, or -1 when out of
+ * memory; output errors are left for the caller's ferror/fclose. */
+/* pprof (pprof_out.c): a gzipped profile.proto with a sample per context. */
+int hr_write_pprof(FILE *out, const struct hr_profile *p, const struct hr_output_opts *opts);
+/* DHAT (dhat_out.c): the JSON of Valgrind's DHAT, version 2, mode "heap", for dh_view.html.
+ * DHAT has no negative figures: a diff profile (p->diff_base) is written with each
+ * context's own figures, and heapprof-report refuses --diff with --format dhat. */
+int hr_write_dhat(FILE *out, const struct hr_profile *p, const struct hr_output_opts *opts);
 
 /* The result of a writer that cannot hold this profile (the reason went to opts->warn). */
 #define HR_WRITE_REFUSED (-2)
@@ -33,6 +50,13 @@ int hr_write_memprof(FILE *out, const struct hr_profile *p, const struct hr_outp
 /* Whether llvm-profdata 16 can take p as a raw profile: 0, or -1 with a one-line reason (no
  * "heapprof-report: " prefix) in err. Not a diff, a non-PIE executable, some context. */
 int hr_memprof_check(const struct hr_profile *p, char err[HR_ERR_MAX]);
+
+/* Folded stacks ("frame;frame;frame value", outermost first) for flamegraph.pl, inferno and
+ * speedscope: one line per distinct stack, with opts->metric. In a diff profile each line has
+ * two values, base then new, as flamegraph.pl's differential input (docs/REPORT.md). */
+int hr_write_folded(FILE *out, const struct hr_profile *p, const struct hr_output_opts *opts);
+/* One self-contained HTML page (scripts, styles and data inline) of one profile. */
+int hr_write_html(FILE *out, const struct hr_profile *p, const struct hr_output_opts *opts);
 
 /* A JSON string literal with quotes. Bytes that are not valid UTF-8 become \ufffd; control
  * characters are escaped. */

@@ -41,6 +41,10 @@ struct hr_context {
     uint64_t *pcs; /* innermost first; return addresses */
     uint64_t *hist;     /* ACCESS_HIST records of kind HPF_HIST_GRANULE summed bin by bin */
     uint32_t hist_bins; /* entries of hist; 0 (hist NULL) when the context has none */
+    uint64_t *word_hist; /* kind HPF_HIST_WORD summed: accesses per 8-byte word */
+    uint32_t word_bins;  /* entries of word_hist; 0 (NULL) when none */
+    uint64_t *word_sat;  /* kind HPF_HIST_WORD_SATURATED summed: blocks whose word i saturated */
+    uint32_t word_sat_bins;
     /* In a diff profile (hr_profile.diff_base set): the same context in the base profile, or
      * NULL when the base has none (hr_metric.h). NULL in every other profile. */
     const struct hr_context *base;
@@ -57,6 +61,17 @@ struct hr_access {
     int present; /* an ACCESS record was read: the profile has access data */
     struct hpf_access rec;
     struct hr_access_module *modules; /* rec.nmodules entries */
+    /* The per-word histograms' parameters after the modules; all 0 when the record has none
+     * (an older shim) or no word plane was in use (words.word 0). */
+    struct hpf_access_words words;
+};
+
+/* One input of a merged profile (hr_merge.h), in command-line order. */
+struct hr_source {
+    char *path;
+    struct hpf_process process; /* its PROCESS record (pid, start, dump_seq, dump_reason) */
+    int used;                   /* 0: superseded by a later dump of the same process */
+    int superseded_by;          /* index of that later dump in sources, -1 when used */
 };
 
 struct hr_profile {
@@ -96,6 +111,9 @@ struct hr_profile {
     /* Set in the profile that a diff builds (--diff BASE NEW): the base it is compared with.
      * Export formats then show each context's figures as new minus base (hr_metric.h). */
     const struct hr_profile *diff_base;
+    /* A merged profile's inputs (hr_merge.h); NULL and 0 in a profile read from one file. */
+    struct hr_source *sources;
+    size_t nsources;
 };
 
 /* Reads and parses FILE. Returns 0, or -1 with a one-line reason in err (without the path). */
@@ -131,8 +149,13 @@ enum hr_sort_key {
 /* Parses a --sort name; returns 0 and sets *key, or -1. */
 int hr_sort_key_parse(const char *name, enum hr_sort_key *key);
 const char *hr_sort_key_name(enum hr_sort_key key);
+/* In a diff profile: the context's figure for key minus its base counterpart's (c->base; 0 when
+ * it has none). */
+double hr_sort_key_change(const struct hr_context *c, enum hr_sort_key key);
 
-/* Returns a malloc'ed array of pointers to p's contexts in report order, or NULL (no memory). */
+/* Returns a malloc'ed array of pointers to p's contexts in report order, or NULL (no memory).
+ * In a diff profile (diff_base set) the order is by the size of the change of the key against
+ * the base, largest first, growth and shrinkage alike (hr_sort_key_change). */
 struct hr_context **hr_contexts_sorted(const struct hr_profile *p, enum hr_sort_key key);
 
 /* ---- Access figures (access.c), from a context's merged HIB. ---- */

@@ -2,14 +2,51 @@
  * Field names are those of shim/format/format.h so the two documents cannot drift apart. */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hr_output.h"
 #include "hr_symbolize.h"
 #include "json_internal.h"
 
+/* Version 1 repeated every frame in every context; 2 has the frame table. */
+#define HR_JSON_SCHEMA_VERSION 2
+
+size_t hr_json_dec(char *buf, uint64_t v)
+{
+    char tmp[20];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++)
+        buf[i] = tmp[n - 1 - i];
+    return n;
+}
+
+/* Called some 50 times a context: one buffer and one unlocked write, not fprintf (which was
+ * most of the time of a large profile's JSON). */
 void hr_json_u64(FILE *out, const char *indent, const char *name, uint64_t v, int last)
 {
-    fprintf(out, "%s\"%s\": %" PRIu64 "%s\n", indent, name, v, last ? "" : ",");
+    char line[160];
+    size_t li = strlen(indent), ln = strlen(name);
+    if (li + ln + 28 > sizeof line) {
+        fprintf(out, "%s\"%s\": %" PRIu64 "%s\n", indent, name, v, last ? "" : ",");
+        return;
+    }
+    char *p = line;
+    memcpy(p, indent, li);
+    p += li;
+    *p++ = '"';
+    memcpy(p, name, ln);
+    p += ln;
+    memcpy(p, "\": ", 3);
+    p += 3;
+    p += hr_json_dec(p, v);
+    if (!last)
+        *p++ = ',';
+    *p++ = '\n';
+    fwrite_unlocked(line, 1, (size_t)(p - line), out);
 }
 
 static void hr_json_strfield(FILE *out, const char *indent, const char *name, struct hr_str s,
@@ -28,7 +65,7 @@ struct hr_str hr_cstr(const char *s)
     return (struct hr_str){s, (uint32_t)n};
 }
 
-static const char *hr_reason_name(uint32_t r)
+const char *hr_json_reason_name(uint32_t r)
 {
     switch (r) {
     case HPF_DUMP_EXIT: return "exit";
@@ -75,15 +112,16 @@ static void hr_json_process(FILE *out, const struct hr_profile *p)
     hr_json_strfield(out, in, "unwinder", hr_cstr(hr_unwinder_name(pr->unwinder)), 0);
     hr_json_u64(out, in, "stack_depth", pr->stack_depth, 0);
     hr_json_u64(out, in, "dump_seq", pr->dump_seq, 0);
-    hr_json_strfield(out, in, "dump_reason", hr_cstr(hr_reason_name(pr->dump_reason)), 0);
+    hr_json_strfield(out, in, "dump_reason", hr_cstr(hr_json_reason_name(pr->dump_reason)), 0);
     hr_json_u64(out, in, "forked_from", pr->forked_from, 1);
     fputs("  },\n", out);
 }
 
-static void hr_json_summary(FILE *out, const struct hpf_summary *s)
+void hr_json_summary(FILE *out, const char *indent, const struct hpf_summary *s)
 {
-    const char *in = "    ";
-    fputs("  \"summary\": {\n", out);
+    char in[16];
+    snprintf(in, sizeof in, "%s  ", indent);
+    fprintf(out, "%s\"summary\": {\n", indent);
     hr_json_u64(out, in, "total_allocs", s->total_allocs, 0);
     hr_json_u64(out, in, "total_frees", s->total_frees, 0);
     hr_json_u64(out, in, "total_bytes", s->total_bytes, 0);
@@ -105,12 +143,14 @@ static void hr_json_summary(FILE *out, const struct hpf_summary *s)
     hr_json_u64(out, in, "killed_by", s->killed_by, 0);
     hr_json_u64(out, in, "metadata_resident", s->metadata_resident, 0);
     hr_json_u64(out, in, "shadow_resident", s->shadow_resident, 0);
-    hr_json_u64(out, in, "shadow_registry_bytes", s->shadow_registry_bytes, 1);
-    fputs("  },\n", out);
+    hr_json_u64(out, in, "shadow_registry_bytes", s->shadow_registry_bytes, 0);
+    hr_json_u64(out, in, "pool_unknown_frees", s->pool_unknown_frees, 0);
+    hr_json_u64(out, in, "pool_dropped", s->pool_dropped, 1);
+    fprintf(out, "%s},\n", indent);
 }
 
-static void hr_json_context(FILE *out, const struct hr_context *c, uint32_t granule,
-                            struct hr_symbolizer *sym)
+static void hr_json_context(FILE *out, const struct hr_profile *p, const struct hr_context *c,
+                            const struct hr_json_ftab *ftab)
 {
     const struct hpf_hib *h = &c->hib;
     const struct hpf_live *l = &c->live;
@@ -132,7 +172,7 @@ static void hr_json_context(FILE *out, const struct hr_context *c, uint32_t gran
     hr_json_u64(out, in, "total_percent_utilized", h->total_percent_utilized, 0);
     hr_json_u64(out, in, "min_percent_utilized", any ? h->min_percent_utilized : 0, 0);
     hr_json_u64(out, in, "max_percent_utilized", h->max_percent_utilized, 0);
-    hr_json_access_fields(out, in, c, granule);
+    hr_json_access_fields(out, in, c, hr_access_granule(p));
     hr_json_u64(out, in, "alloc_timestamp_ms", h->alloc_timestamp_ms, 0);
     hr_json_u64(out, in, "dealloc_timestamp_ms", h->dealloc_timestamp_ms, 0);
     hr_json_u64(out, in, "alloc_cpu_id", h->alloc_cpu_id, 0);
@@ -151,25 +191,12 @@ static void hr_json_context(FILE *out, const struct hr_context *c, uint32_t gran
     hr_json_u64(out, in, "peak_live_size", l->peak_live_size, 0);
     hr_json_u64(out, in, "first_alloc_ms", l->first_alloc_ms, 0);
     hr_json_u64(out, in, "last_alloc_ms", l->last_alloc_ms, 0);
-    fputs("      \"frames\": [", out);
-    int first = 1;
-    for (uint32_t i = 0; i < c->depth; i++) {
-        struct hr_frame f;
-        hr_symbolize(sym, c->pcs[i], &f);
-        /* A function inlined at this address is a frame of its own, before the one it is in. */
-        for (const struct hr_frame *g = &f; g; g = g->next) {
-            fprintf(out, "%s\n        {\"address\": \"0x%" PRIx64 "\", \"module\": ",
-                    first ? "" : ",", g->pc);
-            first = 0;
-            hr_json_string(out, g->module, hr_cstr(g->module).len);
-            fputs(", \"function\": ", out);
-            hr_json_string(out, g->function, hr_cstr(g->function).len);
-            fputs(", \"file\": ", out);
-            hr_json_string(out, g->file, hr_cstr(g->file).len);
-            fprintf(out, ", \"line\": %d, \"inlined\": %s}", g->line, g->inlined ? "true" : "false");
-        }
-    }
-    fputs(c->depth ? "\n      ]\n" : "]\n", out);
+    /* Objects of the program's own pools (heapprof_pool_alloc), not blocks of its allocator. */
+    fprintf(out, "%s\"pool\": %s,\n", in, l->flags & HPF_LIVE_POOL ? "true" : "false");
+    hr_json_context_delta(out, in, p, c);
+    fputs("      \"frames\": ", out);
+    hr_json_ftab_refs(out, ftab, c);
+    fputs("\n", out);
     fputs("    }", out);
 }
 
@@ -183,21 +210,30 @@ static int hr_json_profile(FILE *out, const struct hr_profile *p,
         hr_symbolizer_free(sym);
         return -1;
     }
-    fputs("{\n  \"file\": ", out);
-    hr_json_string(out, p->path, hr_cstr(p->path).len);
-    fputs(",\n", out);
-    hr_json_process(out, p);
-    hr_json_summary(out, &p->summary);
-    hr_json_access(out, p);
     size_t n = p->ncontexts;
     if (opts->json_top && opts->json_top < n)
         n = opts->json_top; /* the first by --sort; summary.contexts still counts them all */
+    fprintf(out, "{\n  \"schema_version\": %d,\n  \"file\": ", HR_JSON_SCHEMA_VERSION);
+    hr_json_string(out, p->path, hr_cstr(p->path).len);
+    fputs(",\n", out);
+    hr_json_process(out, p);
+    hr_json_summary(out, "  ", &p->summary);
+    hr_json_access(out, p);
+    hr_json_sources(out, p);
+    hr_json_diff_base(out, p);
+    struct hr_json_ftab *ftab = hr_json_ftab_write(out, order, n, sym);
+    if (!ftab) {
+        hr_symbolizer_free(sym);
+        free(order);
+        return -1;
+    }
     fputs("  \"contexts\": [", out);
     for (size_t i = 0; i < n; i++) {
         fputs(i ? ",\n" : "\n", out);
-        hr_json_context(out, order[i], hr_access_granule(p), sym);
+        hr_json_context(out, p, order[i], ftab);
     }
     fputs(n ? "\n  ]\n}" : "]\n}", out);
+    hr_json_ftab_free(ftab);
     hr_symbolizer_free(sym);
     free(order);
     return 0;

@@ -47,15 +47,29 @@ static uint64_t hr_key_value(const struct hr_context *c, enum hr_sort_key key)
     return c->hib.total_size;
 }
 
-/* qsort has no context argument; the key travels in a file-static, which is fine for a
+double hr_sort_key_change(const struct hr_context *c, enum hr_sort_key key)
+{
+    if (key == HR_SORT_ACCESS_DENSITY)
+        return hr_access_density(&c->hib) - (c->base ? hr_access_density(&c->base->hib) : 0);
+    return (double)hr_key_value(c, key) - (c->base ? (double)hr_key_value(c->base, key) : 0);
+}
+
+/* qsort has no context argument; the key travels in file-statics, which is fine for a
  * single-threaded tool. */
 static enum hr_sort_key hr_cur_key;
+static int hr_cur_diff;
 
 static int hr_cmp(const void *a, const void *b)
 {
     const struct hr_context *x = *(struct hr_context *const *)a;
     const struct hr_context *y = *(struct hr_context *const *)b;
-    if (hr_cur_key == HR_SORT_ACCESS_DENSITY) {
+    if (hr_cur_diff) {
+        double dx = hr_sort_key_change(x, hr_cur_key), dy = hr_sort_key_change(y, hr_cur_key);
+        dx = dx < 0 ? -dx : dx;
+        dy = dy < 0 ? -dy : dy;
+        if (dx != dy)
+            return dx > dy ? -1 : 1;
+    } else if (hr_cur_key == HR_SORT_ACCESS_DENSITY) {
         double dx = hr_access_density(&x->hib), dy = hr_access_density(&y->hib);
         if (dx != dy)
             return dx > dy ? -1 : 1;
@@ -75,6 +89,7 @@ struct hr_context **hr_contexts_sorted(const struct hr_profile *p, enum hr_sort_
     for (size_t i = 0; i < p->ncontexts; i++)
         v[i] = &p->contexts[i];
     hr_cur_key = key;
+    hr_cur_diff = p->diff_base != NULL;
     qsort(v, p->ncontexts, sizeof *v, hr_cmp);
     return v;
 }

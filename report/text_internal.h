@@ -22,4 +22,13 @@ void hr_text_access_context(FILE *out, const struct hr_profile *p, const struct 
 int hr_text_access_views(FILE *out, const struct hr_profile *p, size_t top,
                          struct hr_symbolizer *sym);
 
+/* One frame line of a stack: "      #I  function (file:line) [module]". */
+void hr_text_frame(FILE *out, uint32_t i, const struct hr_frame *f);
+
+/* Merged and diff profiles (text_diff.c): the inputs of a merge (nothing for a profile read
+ * from one file), and a diff's sections, from order (hr_contexts_sorted). -1: no memory. */
+void hr_text_sources(FILE *out, const struct hr_profile *p);
+int hr_text_diff(FILE *out, const struct hr_profile *p, struct hr_context **order,
+                 const struct hr_output_opts *opts, struct hr_symbolizer *sym);
+
 #endif

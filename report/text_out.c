@@ -97,6 +97,10 @@ static void hr_text_totals(FILE *out, const struct hr_profile *p)
             hr_s(s->truncated_stacks), s->evicted_hibs, hr_s(s->evicted_hibs));
     fprintf(out, "  bad frees    %" PRIu64 " foreign, %" PRIu64 " double\n", s->foreign_frees,
             s->double_frees);
+    if (s->pool_unknown_frees || s->pool_dropped) /* only programs using the pool API */
+        fprintf(out, "  pool API     %" PRIu64 " free%s of unknown objects, %" PRIu64
+                " report%s dropped\n", s->pool_unknown_frees, hr_s(s->pool_unknown_frees),
+                s->pool_dropped, hr_s(s->pool_dropped));
     fprintf(out, "  metadata     %s of %s budget", hr_format_bytes(a, s->metadata_bytes),
             hr_format_bytes(b, s->metadata_budget));
     if (s->metadata_resident) /* 0: not recorded in this profile */
@@ -106,7 +110,7 @@ static void hr_text_totals(FILE *out, const struct hr_profile *p)
     putc('\n', out);
 }
 
-static void hr_text_frame(FILE *out, uint32_t i, const struct hr_frame *f)
+void hr_text_frame(FILE *out, uint32_t i, const struct hr_frame *f)
 {
     fprintf(out, "      #%-2" PRIu32 " ", i);
     if (*f->function)
@@ -142,9 +146,10 @@ static void hr_text_context(FILE *out, size_t rank, const struct hr_profile *p,
     const struct hpf_live *l = &c->live;
     char a[HR_BYTES_MAX], b[HR_BYTES_MAX], m[HR_BYTES_MAX], x[HR_BYTES_MAX];
     int any = h->alloc_count > 0;
-    fprintf(out, "#%zu  context %" PRIu32 ": %" PRIu64 " allocation%s, %s (%.1f%% of all bytes)\n",
-            rank, c->context_id, h->alloc_count, hr_s(h->alloc_count),
-            hr_format_bytes(a, h->total_size),
+    /* Objects of the program's own pools (heapprof_pool_alloc) say so on the first line. */
+    fprintf(out, "#%zu  context %" PRIu32 ": %" PRIu64 " %sallocation%s, %s (%.1f%% of all bytes)\n",
+            rank, c->context_id, h->alloc_count, l->flags & HPF_LIVE_POOL ? "pool " : "",
+            hr_s(h->alloc_count), hr_format_bytes(a, h->total_size),
             hr_pct(h->total_size, sum->total_bytes));
     double avg = hr_avg(h->total_size, h->alloc_count);
     if (avg < 1024) /* small sizes keep their fraction: 12.5 B is worth seeing */
@@ -196,6 +201,13 @@ static int hr_text_profile(FILE *out, const struct hr_profile *p,
     }
     hr_text_header(out, p);
     hr_text_totals(out, p);
+    hr_text_sources(out, p);
+    if (p->diff_base) { /* what grew and what shrank instead of the top contexts */
+        int d = hr_text_diff(out, p, order, opts, sym);
+        hr_symbolizer_free(sym);
+        free(order);
+        return d;
+    }
     size_t shown = opts->top && opts->top < p->ncontexts ? opts->top : p->ncontexts;
     fprintf(out, "top %zu of %zu contexts by %s\n\n", shown, p->ncontexts,
             hr_sort_key_name(opts->sort));

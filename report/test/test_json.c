@@ -102,14 +102,26 @@ START_TEST(one_profile_object)
     ck_assert(strstr(out, "\"truncated_stacks\": 0,\n"));
     ck_assert(strstr(out, "\"killed_by\": 0,\n"));
     ck_assert(strstr(out, "\"metadata_resident\": 32768,\n"));
-    ck_assert(strstr(out, "\"shadow_registry_bytes\": 0\n"));
+    ck_assert(strstr(out, "\"shadow_registry_bytes\": 0,\n"));
+    ck_assert(strstr(out, "\"pool_unknown_frees\": 0,\n    \"pool_dropped\": 0\n"));
+    ck_assert(strstr(out, "\"pool\": false,\n"));
     /* context 2 (3096 bytes) before context 1 (1000 bytes) */
     char *c2 = strstr(out, "\"context_id\": 2,");
     char *c1 = strstr(out, "\"context_id\": 1,");
     ck_assert(c2 && c1 && c2 < c1);
-    /* unknown addresses keep the raw return address and empty strings */
-    ck_assert(strstr(c1, "{\"address\": \"0x401000\", \"module\": \"\", \"function\": \"\", "
-                         "\"file\": \"\", \"line\": 0, \"inlined\": false}"));
+    /* unknown addresses keep the raw return address and empty strings, once in the frame
+     * table (before the contexts), which the contexts refer to by index */
+    ck_assert(strstr(out, "{\n  \"schema_version\": 2,\n  \"file\": "));
+    char *ftab = strstr(out, "\"frame_table\": [\n");
+    ck_assert(ftab && ftab < c2);
+    char *entry = strstr(ftab, "{\"address\": \"0x401000\", \"module\": \"\", \"function\": \"\", "
+                               "\"file\": \"\", \"line\": 0, \"inlined\": false}");
+    ck_assert(entry && entry < c2);
+    ck_assert(!strstr(entry + 2, "\"address\": \"0x401000\""));
+    /* context 2's stack (0x402000) came first, then context 1's two frames */
+    ck_assert(strstr(c2, "\"frames\": [0]\n"));
+    ck_assert(strstr(c1, "\"frames\": [1, 2]\n"));
+    ck_assert(strstr(out, "\"merged_from\": null,\n  \"diff_base\": null,\n"));
     ck_assert(strstr(c1, "\"peak_live_size\": 400,"));
     ck_assert(strstr(c1, "\"last_alloc_ms\": 1900,"));
     free(out);

@@ -314,11 +314,11 @@ START_TEST(cli)
     ck_assert_uint_eq(fread(got, 1, sizeof got, o), 4);
     fclose(o);
     ck_assert_str_eq(got, "keep");
+    /* several profiles are merged first; the merged one is refused for the same reason */
     char *argv2[] = {"heapprof-report", "-f", "memprof", "-o", outpath, pie, pie, NULL};
-    ck_assert_int_eq(hr_cli_run(7, argv2, out, err), HR_EXIT_USAGE);
+    ck_assert_int_eq(hr_cli_run(7, argv2, out, err), HR_EXIT_FAIL);
     char *msg = ht_slurp(err);
-    ck_assert_msg(strstr(msg, "position-independent") && strstr(msg, "writes one profile"), "%s",
-                  msg);
+    ck_assert_msg(strstr(msg, "position-independent") && !strstr(msg, "out of memory"), "%s", msg);
     free(msg);
     fclose(out);
     fclose(err);

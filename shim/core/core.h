@@ -215,6 +215,13 @@ void *hp_dlopen_next(int *mask);
 int hp_dlclose(void *handle);
 /* heapprof_dump() of heapprof.h. */
 int hp_heapprof_dump(void);
+/* The pool API of heapprof.h (pool.c): pool is the program's handle (0: none), addr an
+ * object's address. */
+void hp_pool_create(uintptr_t pool);
+void hp_pool_destroy(uintptr_t pool);
+void hp_pool_alloc(uintptr_t pool, uintptr_t addr, size_t size);
+void hp_pool_free(uintptr_t addr);
+void hp_pool_resize(uintptr_t addr, size_t size);
 /* heapprof_shadow_attach of shadow/attach.h, which instrumented modules call (access.c). */
 struct hp_attach;
 int hp_access_attach(struct hp_attach *a);

@@ -11,6 +11,7 @@
 #include "shadow/shadow.h"
 
 #include "header_internal.h"
+#include "core/pool_internal.h"
 #include "rt/rt.h"
 
 #include <fcntl.h>
@@ -65,6 +66,9 @@ static void fork_prepare(void)
 {
     hp_tls.depth++;
     hp_stack_fork_prepare(); /* first: waits for other threads, so before taking locks they need */
+    /* The pool table's shard locks before the profiler's: a pool report takes them with none
+     * of the profiler's held (core/pool.c). */
+    hp_ptab_fork_prepare();
     hp_dump_fork_prepare();
     if (hp_profiling)
         hp_profile_fork_prepare();
@@ -81,12 +85,14 @@ static void fork_parent(void)
     if (hp_profiling)
         hp_profile_fork_parent();
     hp_dump_fork_parent();
+    hp_ptab_fork_parent();
     hp_leave();
 }
 
 static void fork_child(void)
 {
     hp_meta_fork_child();
+    hp_ptab_fork_child();
     hp_shadow_live_fork_child();
     hp_stack_fork_child();
     hp_retired_fork_child();

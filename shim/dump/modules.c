@@ -6,6 +6,10 @@
 #include "unwind/unwind.h"
 
 #include <elf.h>
+#include <errno.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 /* The MODULE records of the provisional profile: under a seccomp filter /proc cannot be read,
  * and the exit profile repeats them. */
@@ -32,6 +36,31 @@ static uint64_t offset_addr(const struct hpf_segment *segs, int nsegs, uint64_t 
     return 0;
 }
 
+/* Copy n bytes of the process's memory at addr into buf: 0, or -1 when they are not all
+ * readable. Through the kernel (process_vm_readv on itself) rather than by loads: a mapping in
+ * the memory map need not be the program's to read. Under valgrind the tool's own image (at
+ * 0x58000000) is listed like a library, and memcheck reports every load from it; the kernel's
+ * copy is neither a load of the program's nor a fault when a page has gone. Where the call is
+ * refused (ENOSYS, EPERM), the bytes are read directly, as they were before it. */
+static int peek(uint64_t addr, void *buf, size_t n)
+{
+    struct iovec local = {buf, n}, remote = {(void *)(uintptr_t)addr, n};
+    int saved = errno;
+    long r = syscall(SYS_process_vm_readv, (long)syscall(SYS_getpid), &local, 1L, &remote, 1L, 0L);
+    int err = errno;
+    errno = saved;
+    if (r == (long)n)
+        return 0;
+    if (r < 0 && (err == ENOSYS || err == EPERM)) {
+        hp_memcpy(buf, (const void *)(uintptr_t)addr, n);
+        return 0;
+    }
+    return -1;
+}
+
+#define MAX_PHDRS 64
+#define MAX_NOTES 2048 /* bytes of one PT_NOTE segment looked through */
+
 /* Load bias and GNU build id from the ELF image in memory. The program headers are found by
  * their file offset: usually in the first page, but a binary rewritten by BOLT (the Rust
  * toolchain's librustc_driver) has them in a segment of their own at the end. */
@@ -40,17 +69,18 @@ void hp_module_elf_info(const struct hpf_segment *segs, int nsegs, uint64_t *bia
 {
     *bias = 0;
     *idlen = 0;
-    uint64_t ehdr = offset_addr(segs, nsegs, 0, sizeof(Elf64_Ehdr));
-    if (!ehdr)
+    Elf64_Ehdr eh;
+    uint64_t ehdr = offset_addr(segs, nsegs, 0, sizeof eh);
+    if (!ehdr || peek(ehdr, &eh, sizeof eh) != 0)
         return;
-    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)ehdr;
-    if (hp_memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64)
+    if (hp_memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64)
         return;
-    uint64_t ph = offset_addr(segs, nsegs, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr));
-    if (!ph)
+    static Elf64_Phdr p[MAX_PHDRS]; /* dumps are serialised (dump.c) */
+    int phnum = eh.e_phnum < MAX_PHDRS ? eh.e_phnum : MAX_PHDRS;
+    uint64_t ph = offset_addr(segs, nsegs, eh.e_phoff, (uint64_t)phnum * sizeof(Elf64_Phdr));
+    if (!ph || peek(ph, p, (size_t)phnum * sizeof(Elf64_Phdr)) != 0)
         return;
-    const Elf64_Phdr *p = (const Elf64_Phdr *)ph;
-    for (int i = 0; i < eh->e_phnum; i++)
+    for (int i = 0; i < phnum; i++)
         if (p[i].p_type == PT_LOAD) {
             uint64_t at = offset_addr(segs, nsegs, p[i].p_offset & ~(uint64_t)4095, 1);
             if (!at)
@@ -58,23 +88,27 @@ void hp_module_elf_info(const struct hpf_segment *segs, int nsegs, uint64_t *bia
             *bias = at - (p[i].p_vaddr & ~(uint64_t)4095);
             break;
         }
-    for (int i = 0; i < eh->e_phnum; i++) {
+    static uint8_t notes[MAX_NOTES];
+    for (int i = 0; i < phnum; i++) {
         if (p[i].p_type != PT_NOTE)
             continue;
-        uint64_t a = offset_addr(segs, nsegs, p[i].p_offset, p[i].p_filesz), end = a + p[i].p_filesz;
-        if (!a)
+        uint64_t len = p[i].p_filesz < MAX_NOTES ? p[i].p_filesz : MAX_NOTES;
+        uint64_t at = offset_addr(segs, nsegs, p[i].p_offset, len);
+        if (!at || peek(at, notes, (size_t)len) != 0)
             continue;
-        while (a + sizeof(Elf64_Nhdr) <= end) {
-            const Elf64_Nhdr *nh = (const Elf64_Nhdr *)a;
-            uint64_t name = a + sizeof *nh;
-            uint64_t desc = name + ((nh->n_namesz + 3) & ~3u);
-            uint64_t next = desc + ((nh->n_descsz + 3) & ~3u);
-            if (next > end)
+        uint64_t a = 0;
+        while (a + sizeof(Elf64_Nhdr) <= len) {
+            Elf64_Nhdr nh;
+            hp_memcpy(&nh, notes + a, sizeof nh);
+            uint64_t name = a + sizeof nh;
+            uint64_t desc = name + ((nh.n_namesz + 3) & ~3u);
+            uint64_t next = desc + ((nh.n_descsz + 3) & ~3u);
+            if (next > len)
                 break;
-            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-                !hp_memcmp((const void *)name, "GNU", 4) && nh->n_descsz <= 64) {
-                hp_memcpy(id, (const void *)desc, nh->n_descsz);
-                *idlen = nh->n_descsz;
+            if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !hp_memcmp(notes + name, "GNU", 4) &&
+                nh.n_descsz <= 64) {
+                hp_memcpy(id, notes + desc, nh.n_descsz);
+                *idlen = nh.n_descsz;
                 return;
             }
             a = next;

@@ -84,6 +84,17 @@ static void name_try(char *used, size_t cap, const char *path, int k)
         hp_fmt(used, cap, "%s-%d", path, k);
 }
 
+/* A profile named k > 0 (path-k) because path existed: said once, on stderr, at the default
+ * verbosity too, or the user looks for it at path and finds the old file. At verbosity 2 the
+ * "profile written to" note that follows names it already; heapprof-run turns it off
+ * (say_renamed=0): there FILE-1, ... are the documented names of a run's other processes, and
+ * a line on their stderr would change their output. */
+static void say_renamed(const char *path, const char *used, int k)
+{
+    if (k > 0 && hp_opt.verbosity == 1 && hp_opt.say_renamed)
+        hp_warn("%s exists: this profile is written to %s", path, used);
+}
+
 /* Create path (or path-1, path-2, ... if it exists) exclusively, without following links.
  * A failure is reported with note after it, or not at all when note is NULL; the report names
  * shown (the name the file was to have in the end: a numbered dump's, not its .tmp). */
@@ -94,8 +105,10 @@ int hp_create_file_shown(const char *path, const char *shown, char *used, size_t
         name_try(used, cap, path, k);
         /* Readable too: dumps and forked children copy the spool's records (pread). */
         int fd = (int)hp_sys_open(used, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd >= 0)
+        if (fd >= 0) {
+            say_renamed(shown, used, k);
             return fd;
+        }
         if (errno != EEXIST)
             break;
     }
@@ -134,8 +147,10 @@ static int place_file_as(const char *tmp, const char *path, char *used, size_t c
     for (int k = 0; k < NAME_TRIES; k++) {
         name_try(used, cap, path, k);
         if (plain == 0) {
-            if (syscall(SYS_renameat2, AT_FDCWD, tmp, AT_FDCWD, used, RENAME_NOREPLACE) == 0)
+            if (syscall(SYS_renameat2, AT_FDCWD, tmp, AT_FDCWD, used, RENAME_NOREPLACE) == 0) {
+                say_renamed(path, used, k);
                 return 0;
+            }
             if (errno == EEXIST)
                 continue;
             plain = 1; /* EINVAL, ENOSYS; or a filter's EPERM: the next way may be allowed */
@@ -143,6 +158,7 @@ static int place_file_as(const char *tmp, const char *path, char *used, size_t c
         if (plain == 1) {
             if (syscall(SYS_link, tmp, used) == 0) {
                 syscall(SYS_unlink, tmp);
+                say_renamed(path, used, k);
                 return 0;
             }
             if (errno == EEXIST)
@@ -154,7 +170,10 @@ static int place_file_as(const char *tmp, const char *path, char *used, size_t c
             continue;
         if (errno != ENOENT)
             return -1;
-        return (int)syscall(SYS_rename, tmp, used);
+        int r = (int)syscall(SYS_rename, tmp, used);
+        if (r == 0)
+            say_renamed(path, used, k);
+        return r;
     }
     errno = EEXIST;
     return -1;

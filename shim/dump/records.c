@@ -165,6 +165,7 @@ void hp_write_contexts(struct writer *w, uint32_t now_ms, uint32_t cpu)
         struct hpf_live lv;
         hp_memset(&lv, 0, sizeof lv);
         lv.context_id = c->id;
+        lv.flags = __atomic_load_n(&c->flags, __ATOMIC_RELAXED);
         lv.allocs = c->allocs;
         lv.bytes = c->bytes;
         lv.live_count = lc > 0 ? (uint64_t)lc : 0;
@@ -205,6 +206,8 @@ void hp_write_summary(struct writer *w)
     s.unprofiled_allocs = hp_counters.unprofiled_allocs;
     s.evicted_hibs = hp_counters.evicted_hibs;
     s.foreign_frees = hp_counters.foreign_frees;
+    s.pool_unknown_frees = __atomic_load_n(&hp_counters.pool_unknown_frees, __ATOMIC_RELAXED);
+    s.pool_dropped = __atomic_load_n(&hp_counters.pool_dropped, __ATOMIC_RELAXED);
     s.double_frees = hp_counters.double_frees;
     s.bootstrap_bytes = hp_boot_bytes();
     s.metadata_bytes = hp_meta_used();

@@ -190,11 +190,15 @@ struct hpf_hib {
     uint64_t max_write_count;
 };
 
+/* LIVE flags: what kind of blocks a context holds. */
+#define HPF_LIVE_POOL 1u /* objects of a program's own pool, reported through heapprof.h's
+                          * heapprof_pool_* calls (no shim header; kept by address) */
+
 /* Live-heap state of one context at the time of the dump (one record per context that ever
  * allocated; never evicted). Peak fields: see docs/FORMAT.md for how exact they are. */
 struct hpf_live {
     uint32_t context_id;
-    uint32_t pad;
+    uint32_t flags;           /* HPF_LIVE_*; 0 in profiles written before flags existed */
     uint64_t allocs;          /* every allocation made from this context, freed or not */
     uint64_t bytes;           /* requested bytes of those allocations */
     uint64_t live_count;      /* blocks still allocated at the dump */
@@ -264,10 +268,11 @@ static const struct hpf_field hpf_live_fields[] __attribute__((unused)) = {
     HPF_FIELD(hpf_live, peak_live_size),
     HPF_FIELD(hpf_live, first_alloc_ms),
     HPF_FIELD(hpf_live, last_alloc_ms),
+    HPF_FIELD(hpf_live, flags), /* last: added after the others (a packed entry's 12th number) */
 };
 #define HPF_HIB_NFIELDS (sizeof hpf_hib_fields / sizeof hpf_hib_fields[0])
 #define HPF_LIVE_NFIELDS (sizeof hpf_live_fields / sizeof hpf_live_fields[0])
-/* Every byte of the structs is a field or LIVE's pad: nothing is left out of an entry. */
+/* Every byte of the structs is a field: nothing is left out of an entry. */
 _Static_assert(sizeof(struct hpf_hib) == 168, "HIB fields");
 /* HIB records of profiles written before the write counts existed are this long. */
 #define HPF_HIB_MIN_SIZE 144u
@@ -301,6 +306,11 @@ struct hpf_summary {
     /* Access profiling (0 when no instrumented module attached): */
     uint64_t shadow_resident;   /* bytes of the access shadow in memory (0 also: not known) */
     uint64_t shadow_registry_bytes; /* the live-block registry's tables (not in metadata_bytes) */
+    /* The pool API (heapprof.h): frees and resizes of addresses no heapprof_pool_alloc
+     * reported (or already freed), and reports dropped (no metadata, a signal handler that
+     * interrupted a report on its own thread). */
+    uint64_t pool_unknown_frees;
+    uint64_t pool_dropped;
 };
 /* SUMMARY records of profiles written before killed_by existed are this long. */
 #define HPF_SUMMARY_MIN_SIZE 144u
@@ -325,12 +335,23 @@ struct hpf_access_module {
     uint32_t mode; /* its HPF_ACCESS_* bits */
     uint32_t pad;
 };
+/* After the modules (added later: readers of the first layout skip it, and a record without
+ * it has no per-word histograms): the per-word histograms' parameters. */
+struct hpf_access_words {
+    uint32_t word;        /* bytes per word counter: 8; 0 when no word plane was in use */
+    uint32_t max_size;    /* blocks of up to this many bytes have per-word histograms */
+    uint32_t counter_max; /* accesses a word counter holds per block before saturating: 255 */
+    uint32_t pad;
+};
 
 /* ACCESS_HIST: one context's access histogram; a context may have several records, which
  * readers add bin by bin. Bin i counts the accesses to the granule i of its blocks, granule 0
  * being the one that holds a block's first byte. */
 #define HPF_HIST_GRANULE 1u /* a bin per 64-byte granule */
-#define HPF_HIST_WORD 2u    /* reserved: a bin per 8-byte word */
+#define HPF_HIST_WORD 2u    /* a bin per 8-byte word, word 0 the block's first 8 bytes */
+/* Bin i: how many blocks' word i saturated (counter_max accesses); their accesses to it are
+ * more than the HPF_HIST_WORD bin i adds. Written only for contexts with such blocks. */
+#define HPF_HIST_WORD_SATURATED 3u
 struct hpf_access_hist {
     uint32_t context_id;
     uint32_t kind;  /* HPF_HIST_* */

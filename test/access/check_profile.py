@@ -31,6 +31,8 @@ for i, text in enumerate(src, 1):
         copy_line['copy_dst'] = i
 
 report = json.load(open(json_path))
+for c in report['contexts']:  # schema 2: frames are indices into the frame table
+    c['frames'] = [report['frame_table'][i] for i in c['frames']]
 site_of = {}
 for c in report['contexts']:
     if not c['frames']:

@@ -122,6 +122,24 @@ access_patterns_check() {
     else
         bad "patterns-$m-text" "no '$want', histogram or hottest lines: $(grep -m3 'access\|histogram' "$d/report.txt" | tr '\n' '|')"
     fi
+    # Per-word strips (and the fields site's saturated word) in callback builds, none inline.
+    local words
+    words=$(grep -c '^    words      |' "$d/report.txt")
+    case $m in
+    gcc | callbacks)
+        if [ "$words" -gt 0 ] && grep -q '^    per word   404 4 0 1020+ 48$' "$d/report.txt" &&
+            grep -q '^  words        per-8-byte-word histograms of blocks up to 256 B' "$d/report.txt"; then
+            ok "patterns-$m-text-words"
+        else
+            bad "patterns-$m-text-words" "$words word strips; $(grep -m3 'words\|per word' "$d/report.txt" | tr '\n' '|')"
+        fi ;;
+    *)
+        if [ "$words" = 0 ] && grep -q '^  words        no per-word histograms' "$d/report.txt"; then
+            ok "patterns-$m-text-words"
+        else
+            bad "patterns-$m-text-words" "$words word strips in an inline build; $(grep -m2 '^  words' "$d/report.txt" | tr '\n' '|')"
+        fi ;;
+    esac
 }
 
 # access_crosscheck CLANG: crosscheck.c under LLVM's own MemProf runtime (llvm_crosscheck.sh)
@@ -146,8 +164,9 @@ access_crosscheck() {
     python3 - "$d/report.json" >"$d/heapprof.sites" <<'EOF'
 import json, sys
 sites = {}
-for c in json.load(open(sys.argv[1]))['contexts']:
-    fn = c['frames'][0]['function'] if c['frames'] else ''
+doc = json.load(open(sys.argv[1]))
+for c in doc['contexts']:
+    fn = doc['frame_table'][c['frames'][0]]['function'] if c['frames'] else ''
     if fn.startswith('site_') and c['alloc_count']:
         s = sites.setdefault(fn[5:], [0, 0, 0])
         s[0] += c['alloc_count']; s[1] += c['total_size']; s[2] += c['total_access_count']
@@ -209,6 +228,8 @@ access_real() {
     if msg=$(python3 - "$d/report.json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
+for c in doc['contexts']:  # schema 2: frames are indices into the frame table
+    c['frames'] = [doc['frame_table'][i] for i in c['frames']]
 a = doc['access']
 bad = []
 if a is None or a['modes'] != ['inline'] or not any(m.endswith('/src/lua') for m in a['instrumented_modules']):

@@ -72,8 +72,9 @@ check_live() {
         "$out/hpf_access" "$p" >"$p.access" || return 1
         "$report" --format json "$p" >"$p.json" || return 1
         id=$(python3 -c 'import json,sys
-for c in json.load(open(sys.argv[1]))["contexts"]:
-    if c["frames"] and c["frames"][0].get("function") == "site_live": print(c["context_id"])' "$p.json")
+doc = json.load(open(sys.argv[1]))
+for c in doc["contexts"]:
+    if c["frames"] and doc["frame_table"][c["frames"][0]].get("function") == "site_live": print(c["context_id"])' "$p.json")
         want="ctx $id allocs=3 accesses=$acc writes=$w acc_min=$((acc / 3)) acc_max=$((acc / 3)) util_total=300 util_min=100 util_max=100 hist=$bin,$bin,$bin,$bin"
         grep -qx "$want" "$p.access" || { echo "$p: want '$want', got: $(grep "^ctx $id " "$p.access")"; return 1; }
     done

@@ -117,10 +117,20 @@ def check_lines(doc, source):
                f["file"].endswith(source) and f["line"] > 0)
 
 
-def main():
-    kind, path = sys.argv[1], sys.argv[2]
+def load(path):
+    """The report's JSON with each context's frames resolved through the frame table
+    (schema 2: contexts list indices into doc["frame_table"])."""
     with open(path) as f:
         doc = json.load(f)
+    expect(f"schema_version {doc.get('schema_version')}, expected 2", doc.get("schema_version") == 2)
+    for c in doc["contexts"]:
+        c["frames"] = [doc["frame_table"][i] for i in c["frames"]]
+    return doc
+
+
+def main():
+    kind, path = sys.argv[1], sys.argv[2]
+    doc = load(path)
     if "deep" in sys.argv[3:]:
         check_deep(doc)
     if kind in ("exit", "api", "signal"):
@@ -549,7 +559,7 @@ def main():
                 k = tuple((f["module"], f["function"]) for f in c["frames"])
                 m[k] = m.get(k, 0) + c["allocs"]
             return m
-        mine, other = per_stack(doc), per_stack(json.load(open(sys.argv[3])))
+        mine, other = per_stack(doc), per_stack(load(sys.argv[3]))
         keys = set(mine) | set(other)
         off = sum(abs(mine.get(k, 0) - other.get(k, 0)) for k in keys)
         differ = [k for k in keys if mine.get(k, 0) != other.get(k, 0)]

@@ -1,7 +1,12 @@
-/* An allocator linked into the program that the program also calls past its entry points, as
- * Chromium's allocator shim is (its code frees through its own dispatch): a block made by the
- * shim and freed that way would trap here, as it does in PartitionAlloc. Like Chromium it
- * exports ChromeMain (linked with -rdynamic), so the shim must leave its allocator alone. */
+/* An allocator linked into the program, like Chromium's PartitionAlloc: its free checks that the
+ * pointer starts one of its blocks and traps otherwise, so a block made by the shim (with its
+ * header) that reaches it unpatched kills the program. Built in variants (linked-chromium-like.sh),
+ * each also with segments that are not contiguous (-z max-page-size=0x200000, as Chromium's):
+ *   (none)        main frees through the internal pool_free, past free(): not patched;
+ *   -DSIZED_FREE  main frees through an unexported sized free that calls pool_free: not patched;
+ *   -DDISPATCH    free jumps through a table of functions that main also calls: not patched;
+ *   -DCOMPLETE    every free goes through free(): patched, 100 blocks of 100 bytes profiled;
+ *   -DCHROME_MAIN with -DCOMPLETE, exports ChromeMain (-rdynamic): left alone by name. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,10 +40,29 @@ static __attribute__((noinline)) void pool_free(void *p)
         __builtin_trap();
 }
 
+#ifdef SIZED_FREE
+/* Like Chromium's sized delete: not exported, so the shim cannot patch it. */
+static __attribute__((noinline)) void sized_free(void *p, size_t n)
+{
+    if (p && ((uint64_t *)p)[-1] < n)
+        __builtin_trap();
+    pool_free(p);
+}
+#endif
+
+#ifdef DISPATCH
+/* Chromium's allocator dispatch: the entry points call through a table the program uses too. */
+struct dispatch {
+    void (*free)(void *);
+};
+static const struct dispatch default_dispatch = {pool_free};
+const struct dispatch *volatile dispatch = &default_dispatch;
+__attribute__((noinline)) void free(void *p) { dispatch->free(p); }
+#else
 /* Not inlined into main: its calls go through the entry points, which the shim would patch. */
-__attribute__((noinline)) void *malloc(size_t n) { return pool_alloc(n); }
 __attribute__((noinline)) void free(void *p) { pool_free(p); }
-void __libc_cfree(void *p) { pool_free(p); }
+#endif
+__attribute__((noinline)) void *malloc(size_t n) { return pool_alloc(n); }
 size_t malloc_size(const void *p) { return p ? ((const uint64_t *)p)[-1] : 0; }
 size_t malloc_usable_size(void *p) { return malloc_size(p); }
 
@@ -60,14 +84,24 @@ void *realloc(void *p, size_t n)
 
 void *volatile sink;
 
+#ifdef CHROME_MAIN
 int ChromeMain(void) { return 0; }
+#endif
 
 int main(void)
 {
     for (int i = 0; i < 100; i++) {
         void *p = malloc(100);
         sink = p;
+#if defined(COMPLETE)
+        free(p);
+#elif defined(SIZED_FREE)
+        sized_free(p, 100);
+#elif defined(DISPATCH)
+        dispatch->free(p);
+#else
         pool_free(p); /* freed past free() */
+#endif
     }
     puts("ok");
     return 0;

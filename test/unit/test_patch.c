@@ -1,5 +1,6 @@
-/* Unit tests for backend/x86.c (instruction lengths, rip-relative operands, branches, refusals)
- * and backend/patch.c's resolution of PLT entries. The patching itself, of real allocators, runs
+/* Unit tests for backend/x86.c (instruction lengths, rip-relative operands, branches, refusals),
+ * backend/patch.c's resolution of PLT entries and backend/reach.c's look through this test
+ * program's own code for paths into an allocator's free functions. The patching itself, of real allocators, runs
  * in test/profiling/cases/linked.sh and preloaded-first.sh. */
 #include "unit_support.h"
 
@@ -8,6 +9,7 @@
 #include "backend/x86_internal.h"
 
 #include <stdint.h>
+#include <string.h>
 #include <unistd.h>
 
 struct want {
@@ -101,6 +103,18 @@ START_TEST(test_branch_targets)
     const uint8_t call[] = {0xe8, 0x00, 0x01, 0x00, 0x00};
     ck_assert_int_eq(hp_x86_decode(call, 5, &in), 5);
     ck_assert(in.target == (uint64_t)(uintptr_t)call + 5 + 0x100);
+    ck_assert_int_eq(in.indirect, 0);
+    /* Through a pointer: call *%rax, jmp *0x40(%rax), jmp *x(%rip); not inc (ff /0). */
+    const uint8_t call_rax[] = {0xff, 0xd0}, jmp_mem[] = {0xff, 0x60, 0x40}, jmp_rip[] = {0xff, 0x25, 0, 0, 0, 0};
+    const uint8_t inc[] = {0xff, 0xc0};
+    ck_assert_int_eq(hp_x86_decode(call_rax, 2, &in), 2);
+    ck_assert(in.indirect && in.kind == HP_X86_PLAIN);
+    ck_assert_int_eq(hp_x86_decode(jmp_mem, 3, &in), 3);
+    ck_assert(in.indirect && in.kind == HP_X86_END);
+    ck_assert_int_eq(hp_x86_decode(jmp_rip, 6, &in), 6);
+    ck_assert(in.indirect && in.kind == HP_X86_END);
+    ck_assert_int_eq(hp_x86_decode(inc, 2, &in), 2);
+    ck_assert_int_eq(in.indirect, 0);
 }
 END_TEST
 
@@ -151,6 +165,75 @@ START_TEST(test_next_sym)
 }
 END_TEST
 
+/* The code after a call: does it read a register the callee may clobber before writing it? */
+static int after_call(const uint8_t *code, size_t n, size_t start)
+{
+    return hp_x86_reads_clobbered((uintptr_t)code + start, (uintptr_t)code, (uintptr_t)code + n);
+}
+
+START_TEST(test_reads_clobbered)
+{
+    const uint8_t reads_rdx[] = {0x48, 0x89, 0xd0, 0xc3};                   /* mov %rdx,%rax; ret */
+    const uint8_t zeroed[] = {0x31, 0xd2, 0x48, 0x89, 0xd0, 0xc3};          /* xor %edx,%edx; mov */
+    const uint8_t stos[] = {0xf3, 0x48, 0xab, 0xc3};                        /* rep stos: rcx, rdi */
+    const uint8_t stos_set[] = {0xb9, 5, 0, 0, 0, 0x48, 0x8d, 0x3d, 0, 0, 0, 0, 0xf3, 0x48, 0xab, 0xc3};
+    const uint8_t cmp_rip[] = {0x48, 0x83, 0x3d, 0, 0, 0, 0, 0, 0xc3};      /* cmpq $0,x(%rip) */
+    const uint8_t to_xmm[] = {0x66, 0x48, 0x0f, 0x6e, 0xc2, 0xc3};          /* movq %rdx,%xmm0 */
+    const uint8_t loop[] = {0x48, 0x89, 0xd0, 0x83, 0xeb, 0x01, 0x75, 0xf8, 0xc3}; /* back edge */
+    const uint8_t callee_saved[] = {0x48, 0x89, 0xd8, 0x4c, 0x89, 0xe7, 0xc3}; /* rbx; writes rdi */
+    ck_assert_int_eq(after_call(reads_rdx, sizeof reads_rdx, 0), 1);
+    ck_assert_int_eq(after_call(zeroed, sizeof zeroed, 0), 0);
+    ck_assert_int_eq(after_call(stos, sizeof stos, 0), 1);
+    ck_assert_int_eq(after_call(stos_set, sizeof stos_set, 0), 0);
+    ck_assert_int_eq(after_call(cmp_rip, sizeof cmp_rip, 0), 0);
+    ck_assert_int_eq(after_call(to_xmm, sizeof to_xmm, 0), 1);
+    ck_assert_int_eq(after_call(loop, sizeof loop, 3), 1);
+    ck_assert_int_eq(after_call(callee_saved, sizeof callee_saved, 0), 0);
+}
+END_TEST
+
+/* Three small "allocators" in this program, for reach.c. Each free entry point calls an internal
+ * free function; only the second's is also called from elsewhere (t_past, which a test below
+ * calls: reachable from main through the test table); the third's free calls only through a
+ * pointer. The bodies store to volatile globals so that nothing is folded. */
+void *volatile t_sink_a, *volatile t_sink_b, *volatile t_sink_c;
+static __attribute__((noinline)) void t_internal_a(void *p) { t_sink_a = p; }
+static __attribute__((noinline)) void t_internal_b(void *p) { t_sink_b = p; }
+static __attribute__((noinline)) void t_internal_c(void *p) { t_sink_c = p; }
+__attribute__((noinline)) void t_free_a(void *p) { t_internal_a(p); __asm__ volatile(""); }
+__attribute__((noinline)) void t_free_b(void *p) { t_internal_b(p); __asm__ volatile(""); }
+void (*volatile t_table)(void *) = t_internal_c;
+__attribute__((noinline)) void t_free_c(void *p) { t_table(p); __asm__ volatile(""); }
+__attribute__((noinline)) void t_past(void *p) { t_internal_b(p); __asm__ volatile(""); }
+
+static int reach(void (*fn)(void *), const char **why)
+{
+    struct hp_reach_entry e = {(uintptr_t)fn, 0, HP_REACH_FREE};
+    *why = "";
+    return hp_reach_check(&e, 1, 1, why);
+}
+
+START_TEST(test_reach)
+{
+    const char *why;
+    t_free_a(&why);
+    t_free_b(&why);
+    t_free_c(&why);
+    t_past(&why); /* the path past t_free_b's entry */
+    ck_assert_msg(reach(t_free_a, &why) == 0, "t_free_a: %s", why);
+    ck_assert_int_eq(reach(t_free_b, &why), -1);
+    ck_assert_msg(strstr(why, "calls one of its internal free functions"), "t_free_b: %s", why);
+    ck_assert_int_eq(reach(t_free_c, &why), -1);
+    ck_assert_msg(strstr(why, "dispatches through a table"), "t_free_c: %s", why);
+    /* Without the walk (a sanitizer's runtime): only the entry points are looked at. */
+    struct hp_reach_entry e = {(uintptr_t)t_free_b, 0, HP_REACH_FREE};
+    ck_assert_int_eq(hp_reach_check(&e, 1, 0, &why), 0);
+    /* t_internal_b also called by an allocation entry point: not a free function of its own. */
+    struct hp_reach_entry both[] = {{(uintptr_t)t_free_b, 0, HP_REACH_FREE}, {(uintptr_t)t_past, 0, HP_REACH_ALLOC}};
+    ck_assert_msg(hp_reach_check(both, 2, 1, &why) == 0, "%s", why);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("patch");
@@ -160,6 +243,8 @@ int main(void)
     tcase_add_test(tc, test_limits);
     tcase_add_test(tc, test_resolve_plt);
     tcase_add_test(tc, test_next_sym);
+    tcase_add_test(tc, test_reach);
+    tcase_add_test(tc, test_reads_clobbered);
     suite_add_tcase(s, tc);
     return hp_unit_run(s);
 }
