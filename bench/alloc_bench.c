@@ -16,8 +16,14 @@
 /* Keeps a call out of tail position so every level of the chain stays a real frame. */
 #define AB_BARRIER() __asm__ volatile("" ::: "memory")
 
+/* Call depths of the leaves; -DAB_MIN_DEPTH=20 -DAB_MAX_DEPTH=40 for deeper stacks
+ * (bench/access_alloc.sh). */
+#ifndef AB_MIN_DEPTH
 #define AB_MIN_DEPTH 5
+#endif
+#ifndef AB_MAX_DEPTH
 #define AB_MAX_DEPTH 15
+#endif
 #define AB_MAX_THREADS 64
 
 /* One per thread, cache-line aligned: threads must not share a written line, or 2-thread runs

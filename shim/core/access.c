@@ -29,6 +29,7 @@ void hp_access_init(void)
         __atomic_store_n(&hp_shadow_refuse, 1, __ATOMIC_RELAXED);
         return;
     }
+    __atomic_store_n(&hp_profile_thread_exit_hook, hp_shadow_live_thread_exit, __ATOMIC_RELEASE);
     /* Before any attach: it decides whether callback modules get a word plane. */
     __atomic_store_n(&hp_shadow_word_max, (uint32_t)hp_opt.access_word_hist_max, __ATOMIC_RELAXED);
     uintptr_t *var = hp_global_sym("__memprof_shadow_memory_dynamic_address");

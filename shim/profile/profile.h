@@ -92,6 +92,9 @@ void hp_profile_fork_prepare(void);
 void hp_profile_fork_parent(void);
 void hp_profile_fork_child(void);
 void hp_note_threads(void); /* a second thread may exist from now on */
+/* Called as a thread that made events ends, before its cache is flushed (core/ sets it: the
+ * registry of live blocks gives back what the thread keeps). */
+extern void (*hp_profile_thread_exit_hook)(void);
 uint64_t hp_profile_slack_bound(void); /* bound on the error of the peak figures */
 
 /* ---- counters for the summary ---- */

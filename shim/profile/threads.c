@@ -86,9 +86,14 @@ static uint64_t nthreads; /* thread caches ever created = most threads alive at 
 
 uint64_t hp_profile_slack_bound(void) { return hp_prof_multi ? hp_prof.slack * 2 * nthreads : 0; }
 
+void (*hp_profile_thread_exit_hook)(void);
+
 static void thread_exit(void *arg)
 {
     struct hp_thread *t = arg;
+    void (*hook)(void) = __atomic_load_n(&hp_profile_thread_exit_hook, __ATOMIC_ACQUIRE);
+    if (hook)
+        hook();
     hp_tls.depth++;
     hp_move_begin();
     int fast = hp_olock_own(&t->lock);

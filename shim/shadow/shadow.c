@@ -141,8 +141,9 @@ static void inner_pages(uint64_t *c, uint64_t *e, uint64_t **lo, uint64_t **hi)
     *hi = (uint64_t *)b;
 }
 
-/* Clear counters [c, e): stores at the ends, whole pages given back in between. */
-static void clear_plane(uint64_t *c, uint64_t *e)
+/* Clear counters [c, e) spanning at least HP_SHADOW_RELEASE_MIN: stores at the ends, whole
+ * pages given back in between. */
+static __attribute__((noinline)) void clear_large(uint64_t *c, uint64_t *e)
 {
     uint64_t *lo, *hi;
     inner_pages(c, e, &lo, &hi);
@@ -153,6 +154,17 @@ static void clear_plane(uint64_t *c, uint64_t *e)
     zero_ctrs(c, lo);
     zero_ctrs(hi, e);
     sys_madvise((uintptr_t)lo, (uintptr_t)hi - (uintptr_t)lo, MADV_DONTNEED);
+}
+
+/* Clear counters [c, e). Inline: most blocks cover a few granules, whose clear is a few loads
+ * (an out-of-line clear with the page arithmetic was 36 instructions a block on
+ * bench/alloc_bench, bench/access_alloc.sh --instr). */
+static inline void clear_plane(uint64_t *c, uint64_t *e)
+{
+    if (__builtin_expect((uintptr_t)e - (uintptr_t)c < HP_SHADOW_RELEASE_MIN, 1))
+        zero_ctrs(c, e);
+    else
+        clear_large(c, e);
 }
 
 void hp_shadow_clear(const struct hp_shadow *sh, uintptr_t p, size_t size)
@@ -247,9 +259,44 @@ static void walk(const struct hp_shadow *sh, uintptr_t p, size_t size, struct hp
         sys_madvise((uintptr_t)lo, (uintptr_t)hi - (uintptr_t)lo, MADV_DONTNEED);
 }
 
+/* The common take: plane 0 alone (inline builds), a block whose counters are cleared by stores.
+ * One loop and no page arithmetic: through walk, a block of one or two granules cost about 190
+ * instructions, most of them walk's and sum_counts' fixed part (callgrind, Lua built with
+ * heapprof-cc, bench/access_alloc.sh). */
+static inline void take_small(uint64_t *c, uint64_t n, struct hp_shadow_sum *out, uint64_t *hist,
+                              size_t hist_len)
+{
+    uint64_t acc = 0, touched = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t raw = c[i], v = raw & ~HP_SHADOW_ARMED; /* as sum_counts: arming is no count */
+        if (!raw)
+            continue;
+        c[i] = 0;
+        if (!v)
+            continue;
+        acc += v;
+        touched++;
+        if (hist && i < hist_len) {
+            if (__atomic_load_n(&hp_shadow_hist_shared, __ATOMIC_RELAXED))
+                __atomic_fetch_add(&hist[i], v, __ATOMIC_RELAXED);
+            else
+                hist[i] += v;
+        }
+    }
+    out->accesses = acc;
+    out->writes = 0;
+    out->granules = n;
+    out->touched = touched;
+}
+
 void hp_shadow_take(const struct hp_shadow *sh, uintptr_t p, size_t size,
                     struct hp_shadow_sum *out, uint64_t *hist, size_t hist_len)
 {
+    uint64_t n = hp_shadow_granules(p, size);
+    if (sh->base && !sh->wbase && n && n * sizeof(uint64_t) < HP_SHADOW_RELEASE_MIN) {
+        take_small(hp_shadow_ctr(sh->base, p), n, out, hist, hist_len);
+        return;
+    }
     walk(sh, p, size, out, hist, hist_len, 1);
 }
 

@@ -195,6 +195,8 @@ void hp_shadow_live_del(uint32_t ref, uintptr_t user);
  * seen. fn must not allocate through the shim. */
 void hp_shadow_live_foreach(void (*fn)(uintptr_t user, uint64_t size, uint32_t ctx, void *arg),
                             void *arg);
+/* The calling thread ends: the free slots it keeps go back to the shared lists. */
+void hp_shadow_live_thread_exit(void);
 uint64_t hp_shadow_live_bytes(void);   /* memory of the registry: 16 bytes a slot ever used */
 uint64_t hp_shadow_live_dropped(void); /* blocks that could not be registered */
 void hp_shadow_live_fork_prepare(void);

@@ -993,6 +993,83 @@ START_TEST(test_live_registry_signals)
 }
 END_TEST
 
+/* Threads that end give their slots back (hp_shadow_live_thread_exit, which the profiler calls
+ * as a thread ends), and a thread that frees what another registers does not make the array
+ * grow: 1,000 threads one after another, then a producer and a consumer 50 rounds over. */
+struct pc {
+    uintptr_t base;
+    uint32_t ref[1000];
+};
+
+static void *reg_thread(void *arg)
+{
+    struct pc *p = arg;
+    for (uintptr_t i = 0; i < 100; i++)
+        p->ref[i] = reg_add(p->base + i * 32);
+    for (uintptr_t i = 0; i < 100; i++)
+        hp_shadow_live_del(p->ref[i], p->base + i * 32);
+    hp_shadow_live_thread_exit();
+    return NULL;
+}
+
+/* One producer and one consumer, both alive all along (each with its own list, unless their
+ * addresses pick the same one), 50 rounds in turns. */
+static pthread_barrier_t turn;
+
+static void *producer(void *arg)
+{
+    struct pc *p = arg;
+    for (int round = 0; round < 50; round++) {
+        for (uintptr_t i = 0; i < 1000; i++)
+            p->ref[i] = reg_add(p->base + i * 32);
+        pthread_barrier_wait(&turn);
+        pthread_barrier_wait(&turn);
+    }
+    hp_shadow_live_thread_exit();
+    return NULL;
+}
+
+static void *consumer(void *arg)
+{
+    struct pc *p = arg;
+    for (int round = 0; round < 50; round++) {
+        pthread_barrier_wait(&turn);
+        for (uintptr_t i = 0; i < 1000; i++)
+            hp_shadow_live_del(p->ref[i], p->base + i * 32);
+        pthread_barrier_wait(&turn);
+    }
+    hp_shadow_live_thread_exit();
+    return NULL;
+}
+
+START_TEST(test_live_registry_threads)
+{
+    static struct pc p = {HEAP + ((uintptr_t)1 << 26), {0}};
+    pthread_t t;
+    uint64_t before = hp_shadow_live_bytes();
+    for (int k = 0; k < 1000; k++) {
+        ck_assert_int_eq(pthread_create(&t, NULL, reg_thread, &p), 0);
+        pthread_join(t, NULL);
+    }
+    /* Without giving back at exit, each thread would keep 36 to 64 slots. */
+    ck_assert_uint_le(hp_shadow_live_bytes() - before, 64 * 64 * 16);
+    before = hp_shadow_live_bytes();
+    pthread_barrier_init(&turn, NULL, 2);
+    pthread_t pt, ct;
+    ck_assert_int_eq(pthread_create(&pt, NULL, producer, &p), 0);
+    ck_assert_int_eq(pthread_create(&ct, NULL, consumer, &p), 0);
+    pthread_join(pt, NULL);
+    pthread_join(ct, NULL);
+    pthread_barrier_destroy(&turn);
+    /* The consumer's slots are taken again (not 50 rounds of fresh ones). */
+    ck_assert_uint_le(hp_shadow_live_bytes() - before, 3 * 1000 * 16 + 64 * 64 * 16);
+    struct walk w = {0, 0, 0, 0};
+    hp_shadow_live_foreach(walk_fn, &w);
+    ck_assert_int_eq(w.n, 0);
+    ck_assert_uint_eq(hp_shadow_live_dropped(), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("shadow");
@@ -1027,6 +1104,7 @@ int main(void)
     tcase_add_test(tg, test_live_registry);
     tcase_add_test(tg, test_live_registry_signals);
     tcase_add_test(tg, test_live_registry_extremes);
+    tcase_add_test(tg, test_live_registry_threads);
     suite_add_tcase(s, tg);
     TCase *tl = tcase_create("layout");
     tcase_add_test(tl, test_blocks_never_share_a_counter);
