@@ -1,4 +1,4 @@
-/* Unit tests for the pool API's address table (shim/core/pool_table.c): inserts, replaces and
+/* Unit tests for the address tables (shim/core/pool_table.c): inserts, replaces and
  * removals against a reference, taking a pool's objects out while the table moves them, several
  * threads at once, and a metadata budget that runs out. Each test runs in its own fork. */
 #include "unit_support.h"
@@ -58,6 +58,25 @@ START_TEST(test_replace)
     ck_assert_uint_eq(hp_ptab_count(&hp_pool_objs), 1);
     ck_assert_int_eq(hp_ptab_remove(&hp_pool_objs, 0x1000, &out), 1);
     ck_assert_uint_eq(out.size, 20);
+}
+END_TEST
+
+/* The two tables are apart: a pool object may start where the allocator's block it was carved
+ * from (kept in the headerless table) starts. */
+START_TEST(test_two_tables)
+{
+    hp_meta_init(64u << 20);
+    struct hp_pool_obj blk = obj(0x2000, 0, 4096), o = obj(0x2000, 5, 64), old, out;
+    ck_assert_int_eq(hp_ptab_insert(&hp_headerless_blocks, &blk, &old), 1);
+    ck_assert_int_eq(hp_ptab_insert(&hp_pool_objs, &o, &old), 1);
+    ck_assert_uint_eq(hp_ptab_count(&hp_pool_objs), 1);
+    ck_assert_uint_eq(hp_ptab_count(&hp_headerless_blocks), 1);
+    unsigned cursor = 0;
+    struct hp_pool_obj batch[4];
+    ck_assert_uint_eq(hp_ptab_take_pool(&hp_pool_objs, 5, &cursor, batch, 4), 1);
+    ck_assert_int_eq(hp_ptab_remove(&hp_pool_objs, 0x2000, &out), 0);
+    ck_assert_int_eq(hp_ptab_remove(&hp_headerless_blocks, 0x2000, &out), 1);
+    ck_assert_uint_eq(out.size, 4096);
 }
 END_TEST
 
@@ -158,6 +177,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_insert_remove);
     tcase_add_test(tc, test_replace);
+    tcase_add_test(tc, test_two_tables);
     tcase_add_test(tc, test_take_pool);
     tcase_add_test(tc, test_threads);
     tcase_add_test(tc, test_budget);
