@@ -17,8 +17,10 @@ def expect(what, ok):
 
 def by_site(doc):
     sites = {}
+    table = doc.get("frame_table") or []  # schema 2: frames are indexes into it
     for c in doc["contexts"]:
-        fns = [f["function"].split("(")[0] for f in c["frames"]]
+        frames = [table[f] if isinstance(f, int) else f for f in c["frames"]]
+        fns = [f["function"].split("(")[0] for f in frames]
         site = next((f for f in fns if f.startswith("site_")), None)
         if site is None:
             continue
