@@ -764,26 +764,38 @@ static int complete(const char **why, int *bypass)
 /* The entry points patched for an allocator profiled without headers: the C and C++ ones,
  * whose shim functions hand the allocator's own pointers through untouched when the shim
  * profiles without headers. Others (jemalloc's flags, mimalloc's heaps, tcmalloc's and glibc's
- * extra names) stay as they are: what goes through them is not seen, and cannot be harmed. */
-static int headerless_name(const char *name)
+ * extra names) stay as they are: what goes through them is not seen, and cannot be harmed. The
+ * shim serves the aligned forms with the allocator's memalign and reallocarray with its
+ * realloc: without those they stay as they are too. */
+static int headerless_name(const char *name, int memalign, int realloc)
 {
-    static const char *const c_api[] = {"malloc", "free", "calloc", "realloc", "memalign",
-                                        "aligned_alloc", "posix_memalign", "valloc", "pvalloc",
-                                        "reallocarray", "cfree"};
-    if (!hp_strncmp(name, "_Zn", 3) || !hp_strncmp(name, "_Zd", 3))
+    static const char *const plain[] = {"malloc", "free", "calloc", "realloc", "cfree"};
+    static const char *const aligned[] = {"memalign", "aligned_alloc", "posix_memalign", "valloc",
+                                          "pvalloc"};
+    if (!hp_strncmp(name, "_Zd", 3))
         return 1;
-    for (size_t i = 0; i < sizeof c_api / sizeof c_api[0]; i++)
-        if (!hp_strcmp(name, c_api[i]))
+    if (!hp_strncmp(name, "_Zn", 3))
+        return memalign || !contains(name, "align_val_t");
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+        if (!hp_strcmp(name, plain[i]))
             return 1;
-    return 0;
+    for (size_t i = 0; i < sizeof aligned / sizeof aligned[0]; i++)
+        if (!hp_strcmp(name, aligned[i]))
+            return memalign;
+    return realloc && !hp_strcmp(name, "reallocarray");
 }
 
 /* Keep of hooks[] only the entry points patched for profiling without headers. */
 static void keep_headerless_hooks(void)
 {
+    int memalign = 0, realloc = 0;
+    for (int j = 0; j < nhooks; j++) {
+        memalign |= !hp_strcmp(hooks[j].name, "memalign");
+        realloc |= !hp_strcmp(hooks[j].name, "realloc");
+    }
     int k = 0;
     for (int j = 0; j < nhooks; j++)
-        if (headerless_name(hooks[j].name))
+        if (headerless_name(hooks[j].name, memalign, realloc))
             hooks[k++] = hooks[j];
     nhooks = k;
 }
