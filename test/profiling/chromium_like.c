@@ -12,7 +12,7 @@
  *                 without headers.
  * Each run: 100 blocks of 100 bytes freed one by one as the variant frees (99 of them freed
  * unseen when the path is past the entry points, the last live), then 20 blocks of 200 bytes
- * freed through free(). */
+ * freed through free(), then a block of 50 bytes grown by realloc to 300 and freed. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -122,6 +122,11 @@ int main(void)
         sink = p;
         free(p);
     }
+    void *r = malloc(50);
+    sink = r;
+    r = realloc(r, 300); /* the 50 bytes freed, 300 allocated here */
+    sink = r;
+    free(r);
     puts("ok");
     return 0;
 }

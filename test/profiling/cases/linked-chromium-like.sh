@@ -3,8 +3,8 @@
 # no way past its entry points is found, else profiled without headers (its own pointers, kept
 # by address), in every variant with contiguous segments and with a gap after the first one
 # (-z max-page-size=0x200000, as Chromium's). Bare and under the shim: same status, same output;
-# exact allocation counts at both sites of main, frees through free() seen, frees past it seen
-# at the reuse of their address (99 "freed unseen", the last block still live); with
+# exact allocation counts at main's sites (realloc's too), frees through free() seen, frees past
+# it seen at the reuse of their address (99 "freed unseen", the last block still live); with
 # headerless=0, forwarded with one line saying why and no profile.
 for layout in contig gap; do
     lflags=""
@@ -60,7 +60,7 @@ def top(c):
 main = sorted(((c["alloc_count"], c["total_size"], c["live_count"])
                for c in doc["contexts"] if c["frames"] and top(c) == "main"), reverse=True)
 past = v in ("internal", "sized", "dispatch")  # frees past free(): seen at the reuse
-want = [(100, 10000, 1 if past else 0), (20, 4000, 0)]
+want = [(100, 10000, 1 if past else 0), (20, 4000, 0), (1, 300, 0), (1, 50, 0)]
 if main != want:
     sys.exit("main's contexts (allocations, bytes, live): %s, expected %s" % (main, want))
 s = doc["summary"]
