@@ -120,10 +120,17 @@ $(BUILD)/pool-example: examples/pool.c include/heapprof.h
 	@mkdir -p $(BUILD)
 	$(CC) -O2 -g -fno-omit-frame-pointer $(WARN) -Iinclude -o $@ $<
 
+# The report tool's sources compiled once with the sanitizers, for the sanitized tool and its
+# unit tests (each of which links them all: compiling them per test binary cost minutes).
+RSAN_OBJS := $(patsubst %.c,$(BUILD)/rsan/%.o,$(REPORT_LIB_SRCS))
+$(BUILD)/rsan/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(REPORT_CFLAGS) $(SAN) $(DEPFLAGS) -c $< -o $@
+
 # Sanitized build of the report tool, used by the tests.
-$(BUILD)/heapprof-report-san: $(REPORT_SRCS) $(wildcard report/*.h) shim/format/format.h
+$(BUILD)/heapprof-report-san: report/main.c $(RSAN_OBJS)
 	@mkdir -p $(BUILD)
-	$(CC) $(REPORT_CFLAGS) $(SAN) -o $@ $(REPORT_SRCS) $(REPORT_LIBS)
+	$(CC) $(REPORT_CFLAGS) $(SAN) -o $@ report/main.c $(RSAN_OBJS) $(REPORT_LIBS)
 
 # Shim unit tests link the test objects (not the preloaded .so).
 $(BUILD)/unit/%: test/unit/%.c test/unit/unit_support.h $(TEST_OBJS)
@@ -132,9 +139,9 @@ $(BUILD)/unit/%: test/unit/%.c test/unit/unit_support.h $(TEST_OBJS)
 		$(CHECK_CFLAGS) -o $@ $< $(TEST_OBJS) $(CHECK_LIBS) -ldl -pthread
 
 # Report unit tests, sanitized.
-$(BUILD)/runit/%: report/test/%.c $(REPORT_LIB_SRCS) $(wildcard report/*.h) $(wildcard report/test/*.h) shim/format/format.h
+$(BUILD)/runit/%: report/test/%.c $(RSAN_OBJS) $(wildcard report/*.h) $(wildcard report/test/*.h) shim/format/format.h
 	@mkdir -p $(dir $@)
-	$(CC) $(REPORT_CFLAGS) $(SAN) $(CHECK_CFLAGS) $(RUNIT_DEFS) -o $@ $< $(REPORT_LIB_SRCS) $(REPORT_LIBS) $(CHECK_LIBS)
+	$(CC) $(REPORT_CFLAGS) $(SAN) $(CHECK_CFLAGS) $(RUNIT_DEFS) -o $@ $< $(RSAN_OBJS) $(REPORT_LIBS) $(CHECK_LIBS)
 
 # test_symbolize loads a stripped, versioned shared object (report/test/symtest_lib.c).
 $(BUILD)/runit/libsymtest.so: report/test/symtest_lib.c report/test/symtest_lib.map
@@ -242,4 +249,4 @@ $(BUILD)/heapprof_rt_mod_%.o: instrument/module.c $(RT_HDRS)
 access-check: all
 	@sh test/access/run.sh $(BUILD)
 
--include $(SHIM_OBJS:.o=.d) $(patsubst %.o,%.d,$(TEST_OBJS))
+-include $(SHIM_OBJS:.o=.d) $(patsubst %.o,%.d,$(TEST_OBJS)) $(RSAN_OBJS:.o=.d)

@@ -11,6 +11,7 @@
 
 uintptr_t __memprof_shadow_memory_dynamic_address;
 uintptr_t __heapprof_rt_wbase;
+uintptr_t __heapprof_rt_hbase;
 
 /* The shim's export; NULL when the program runs without it. The objects are built -fPIC, so
  * the reference goes through the GOT and binds at load time in PIE and non-PIE programs alike. */
@@ -32,10 +33,11 @@ static void say(const char *a, const char *b, const char *c)
     (void)r;
 }
 
-static void publish(uintptr_t base, uintptr_t wbase)
+static void publish(uintptr_t base, uintptr_t wbase, uintptr_t hbase)
 {
-    /* wbase first: code that sees a base may count a write at once. */
+    /* wbase and hbase first: code that sees a base may count a write at once. */
     __atomic_store_n(&__heapprof_rt_wbase, wbase, __ATOMIC_RELEASE);
+    __atomic_store_n(&__heapprof_rt_hbase, hbase, __ATOMIC_RELEASE);
     __atomic_store_n(&__memprof_shadow_memory_dynamic_address, base, __ATOMIC_RELEASE);
 }
 
@@ -53,9 +55,10 @@ static int attach(unsigned mode, const void *where)
     a.module = where;
     if (heapprof_shadow_attach(&a) != 0 || !a.base)
         return -1;
-    /* A callback module may have had plane 1 made after an inline one attached: keep the
-     * newest answer. */
-    publish(a.base, a.wbase ? a.wbase : __atomic_load_n(&__heapprof_rt_wbase, __ATOMIC_ACQUIRE));
+    /* A callback module may have had planes 1 and 2 made after an inline one attached: keep
+     * the newest answer. */
+    publish(a.base, a.wbase ? a.wbase : __atomic_load_n(&__heapprof_rt_wbase, __ATOMIC_ACQUIRE),
+            a.hbase ? a.hbase : __atomic_load_n(&__heapprof_rt_hbase, __ATOMIC_ACQUIRE));
     return 0;
 }
 
@@ -63,14 +66,14 @@ static int attach(unsigned mode, const void *where)
  * fixed place, so copies of this runtime in other modules share it. */
 static void reserve_own(void)
 {
-    struct hp_shadow sh = {0, 0};
+    struct hp_shadow sh = {0, 0, 0};
     int r = hp_shadow_reserve(&sh, 0);
     if (r) {
         say("cannot reserve the 16 TiB (address space, not memory) access shadow: ", strerror(-r),
             "; inline-instrumented code will fault (ulimit -v? vm.overcommit_memory=2?)");
         return;
     }
-    publish(sh.base, 0);
+    publish(sh.base, 0, 0);
 }
 
 void hp_rt_init(void)

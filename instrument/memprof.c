@@ -66,9 +66,12 @@ void hp_rt_count_range(uintptr_t a, size_t n, int write)
         uintptr_t stop = g < end && g > a ? g : end;
         uint64_t steps = (stop - a + 7) / 8;
         uintptr_t off = (a & ~(uintptr_t)63) >> 3;
-        *(uint64_t *)(b + off) += steps;
+        uint64_t c = *(uint64_t *)(b + off);
+        *(uint64_t *)(b + off) = c + steps;
         if (write && w)
             *(uint64_t *)(w + off) += steps;
+        for (uint64_t k = 0; (int64_t)c < 0 && k < steps; k++) /* armed: each step's word */
+            hp_rt_count_word(a + k * 8);
         uintptr_t next = a + steps * 8;
         if (next <= a)
             break;

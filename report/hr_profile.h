@@ -41,6 +41,10 @@ struct hr_context {
     uint64_t *pcs; /* innermost first; return addresses */
     uint64_t *hist;     /* ACCESS_HIST records of kind HPF_HIST_GRANULE summed bin by bin */
     uint32_t hist_bins; /* entries of hist; 0 (hist NULL) when the context has none */
+    uint64_t *word_hist; /* kind HPF_HIST_WORD summed: accesses per 8-byte word */
+    uint32_t word_bins;  /* entries of word_hist; 0 (NULL) when none */
+    uint64_t *word_sat;  /* kind HPF_HIST_WORD_SATURATED summed: blocks whose word i saturated */
+    uint32_t word_sat_bins;
     /* In a diff profile (hr_profile.diff_base set): the same context in the base profile, or
      * NULL when the base has none (hr_metric.h). NULL in every other profile. */
     const struct hr_context *base;
@@ -57,6 +61,9 @@ struct hr_access {
     int present; /* an ACCESS record was read: the profile has access data */
     struct hpf_access rec;
     struct hr_access_module *modules; /* rec.nmodules entries */
+    /* The per-word histograms' parameters after the modules; all 0 when the record has none
+     * (an older shim) or no word plane was in use (words.word 0). */
+    struct hpf_access_words words;
 };
 
 /* One input of a merged profile (hr_merge.h), in command-line order. */

@@ -1,5 +1,5 @@
 /* The access-profiling part of the JSON output (docs/FORMAT.md): the profile's "access" object
- * and each context's write/read counts, densities and histogram. */
+ * and each context's write/read counts, densities and histograms (per granule, per word). */
 #include <inttypes.h>
 
 #include "hr_output.h"
@@ -15,6 +15,30 @@ static void hr_json_ratio(FILE *out, const char *indent, const char *name, doubl
         fprintf(out, "%s\"%s\": %.9g,\n", indent, name, v);
 }
 
+/* n numbers, those of bins (have of them) then zeros, separated by ", ". */
+static void hr_json_bins(FILE *out, const uint64_t *bins, uint32_t have, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(out, "%s%" PRIu64, i ? ", " : "", i < have ? bins[i] : 0);
+}
+
+/* "access_word_histogram": accesses per 8-byte word of the context's small blocks (callback
+ * builds), and per word how many blocks' counter saturated (their counts are lower bounds);
+ * null when the context has none. */
+static void hr_json_word_histogram(FILE *out, const char *indent, const struct hr_context *c)
+{
+    uint32_t n = c->word_bins > c->word_sat_bins ? c->word_bins : c->word_sat_bins;
+    if (!n) {
+        fprintf(out, "%s\"access_word_histogram\": null,\n", indent);
+        return;
+    }
+    fprintf(out, "%s\"access_word_histogram\": {\"word\": 8, \"counts\": [", indent);
+    hr_json_bins(out, c->word_hist, c->word_bins, n);
+    fputs("], \"saturated_blocks\": [", out);
+    hr_json_bins(out, c->word_sat, c->word_sat_bins, n);
+    fputs("]},\n", out);
+}
+
 void hr_json_access_fields(FILE *out, const char *indent, const struct hr_context *c,
                            uint32_t granule)
 {
@@ -28,13 +52,13 @@ void hr_json_access_fields(FILE *out, const char *indent, const struct hr_contex
     hr_json_ratio(out, indent, "access_density_per_s", hr_access_density_per_s(h));
     if (!c->hist_bins) {
         fprintf(out, "%s\"access_histogram\": null,\n", indent);
-        return;
+    } else {
+        fprintf(out, "%s\"access_histogram\": {\"granule\": %" PRIu32 ", \"counts\": [",
+                indent, granule);
+        hr_json_bins(out, c->hist, c->hist_bins, c->hist_bins);
+        fputs("]},\n", out);
     }
-    fprintf(out, "%s\"access_histogram\": {\"granule\": %" PRIu32 ", \"counts\": [", indent,
-            granule);
-    for (uint32_t i = 0; i < c->hist_bins; i++)
-        fprintf(out, "%s%" PRIu64, i ? ", " : "", c->hist[i]);
-    fputs("]},\n", out);
+    hr_json_word_histogram(out, indent, c);
 }
 
 void hr_json_access(FILE *out, const struct hr_profile *p)
@@ -58,6 +82,16 @@ void hr_json_access(FILE *out, const struct hr_profile *p)
             a->rec.modes & HPF_ACCESS_ABI_UNKNOWN ? "true" : "false");
     hr_json_u64(out, in, "granule", a->rec.granule, 0);
     hr_json_u64(out, in, "histogram_granules", a->rec.hist_bins, 0);
+    /* Per-word histograms: callback builds only; an inline module's accesses are missing from
+     * them ("complete" false). */
+    if (a->words.word)
+        fprintf(out,
+                "%s\"word_histograms\": {\"word\": %" PRIu32 ", \"max_size\": %" PRIu32
+                ", \"counter_max\": %" PRIu32 ", \"complete\": %s},\n",
+                in, a->words.word, a->words.max_size, a->words.counter_max,
+                a->rec.modes & HPF_ACCESS_INLINE ? "false" : "true");
+    else
+        fprintf(out, "%s\"word_histograms\": null,\n", in);
     fputs("    \"instrumented_modules\": [", out);
     for (uint32_t i = 0; i < a->rec.nmodules; i++) {
         const struct hr_access_module *m = &a->modules[i];

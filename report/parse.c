@@ -707,6 +707,8 @@ void hr_profile_free(struct hr_profile *p)
     for (size_t i = 0; i < p->ncontexts; i++) {
         free(p->contexts[i].pcs);
         free(p->contexts[i].hist);
+        free(p->contexts[i].word_hist);
+        free(p->contexts[i].word_sat);
     }
     free(p->access.modules);
     for (size_t i = 0; i < p->nmodules; i++)

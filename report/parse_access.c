@@ -1,6 +1,7 @@
 /* The access-profiling records of a profile: ACCESS (which instrumented modules fed the
- * shadow, in what mode) and ACCESS_HIST (per-context histograms over the blocks' granules,
- * several records of one context added bin by bin). docs/FORMAT.md describes both. */
+ * shadow, in what mode, and the per-word histograms' parameters) and ACCESS_HIST (per-context
+ * histograms over the blocks' granules and words, several records of one context and kind
+ * added bin by bin). docs/FORMAT.md describes both. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,30 +29,35 @@ int hr_parse_access(struct hr_profile *p, struct hr_cur *c, char *err, uint64_t 
         mods[i].addr = m.addr;
         mods[i].mode = m.mode;
     }
-    /* Bytes after the modules: a newer writer's, ignored as PROCESS's are. */
+    /* The per-word parameters when the writer added them; bytes after those: a newer writer's,
+     * ignored as PROCESS's are. */
+    memset(&p->access.words, 0, sizeof p->access.words);
+    if (c->left >= sizeof p->access.words)
+        memcpy(&p->access.words, hr_cur_take(c, sizeof p->access.words), sizeof p->access.words);
     p->access.present = 1;
     p->access.rec = a;
     p->access.modules = mods;
     return 0;
 }
 
-/* Adds n bins to the context's histogram, growing it to the longer of the two. */
-static int hr_hist_add(struct hr_context *ctx, const uint8_t *bins, uint32_t n)
+/* Adds n bins to a context's histogram (*hist of *nbins), growing it to the longer of the two. */
+static int hr_hist_add(uint64_t **hist, uint32_t *nbins, const uint8_t *bins, uint32_t n)
 {
-    if (n > ctx->hist_bins) {
-        uint64_t *h = realloc(ctx->hist, (size_t)n * sizeof *h);
+    if (n > *nbins) {
+        uint64_t *h = realloc(*hist, (size_t)n * sizeof *h);
         if (!h)
             return -1;
-        memset(h + ctx->hist_bins, 0, (size_t)(n - ctx->hist_bins) * sizeof *h);
-        ctx->hist = h;
-        ctx->hist_bins = n;
+        memset(h + *nbins, 0, (size_t)(n - *nbins) * sizeof *h);
+        *hist = h;
+        *nbins = n;
     }
+    uint64_t *h = *hist;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t v;
         memcpy(&v, bins + (size_t)i * 8, 8);
         /* Counters of one granule summed over blocks: wrapping would take 2^64 accesses, but
          * a damaged profile may hold anything; saturate rather than wrap. */
-        ctx->hist[i] = ctx->hist[i] + v < v ? UINT64_MAX : ctx->hist[i] + v;
+        h[i] = h[i] + v < v ? UINT64_MAX : h[i] + v;
     }
     return 0;
 }
@@ -71,9 +77,21 @@ int hr_parse_access_hist(struct hr_profile *p, struct hr_cur *c, char *err, uint
     struct hr_context *ctx = hr_context_for(p, h.context_id, err, where);
     if (!ctx)
         return -1;
-    if (h.kind != HPF_HIST_GRANULE)
-        return 0; /* a kind this reader does not show (per-word bins are reserved) */
-    if (hr_hist_add(ctx, hr_cur_take(c, (size_t)h.nbins * 8), h.nbins)) {
+    uint64_t **hist;
+    uint32_t *nbins;
+    if (h.kind == HPF_HIST_GRANULE) {
+        hist = &ctx->hist;
+        nbins = &ctx->hist_bins;
+    } else if (h.kind == HPF_HIST_WORD) {
+        hist = &ctx->word_hist;
+        nbins = &ctx->word_bins;
+    } else if (h.kind == HPF_HIST_WORD_SATURATED) {
+        hist = &ctx->word_sat;
+        nbins = &ctx->word_sat_bins;
+    } else {
+        return 0; /* a kind this reader does not know */
+    }
+    if (hr_hist_add(hist, nbins, hr_cur_take(c, (size_t)h.nbins * 8), h.nbins)) {
         hr_err(err, "out of memory");
         return -1;
     }

@@ -32,6 +32,14 @@ void hr_text_access_header(FILE *out, const struct hr_profile *p)
         fputs(", COUNTS UNRELIABLE (a module built for an unknown MemProf ABI)", out);
     fprintf(out, "; histograms up to %" PRIu32 " granules of %" PRIu32 " B\n", a->rec.hist_bins,
             hr_access_granule(p));
+    if (a->words.word)
+        fprintf(out, "  words        per-%" PRIu32 "-byte-word histograms of blocks up to %" PRIu32
+                     " B, counters saturating at %" PRIu32 " accesses a block%s\n",
+                a->words.word, a->words.max_size, a->words.counter_max,
+                a->rec.modes & HPF_ACCESS_INLINE ? " (without the inline modules' accesses)" : "");
+    else
+        fputs("  words        no per-word histograms (only callback builds count per word: "
+              "heapprof-cc --callbacks, or gcc)\n", out);
     for (uint32_t i = 0; i < a->rec.nmodules; i++) {
         fputs(i ? "               " : "  instrumented ", out);
         if (a->modules[i].path.ptr)
@@ -74,9 +82,9 @@ static const char *hr_num(char buf[32], double v)
 /* Bins per column when a histogram is wider than the strip. */
 #define HR_STRIP_MAX 64
 
-/* The histogram as one character per granule (or per group of granules past HR_STRIP_MAX):
- * '.' for none, then ":-=+*#%@" by the share of the largest bin, '@' the largest. */
-static void hr_text_strip(FILE *out, const uint64_t *bins, uint32_t n)
+/* The histogram as one character per bin (or per group of bins past HR_STRIP_MAX; unit names
+ * them): '.' for none, then ":-=+*#%@" by the share of the largest bin, '@' the largest. */
+static void hr_text_strip(FILE *out, const uint64_t *bins, uint32_t n, const char *unit)
 {
     static const char ramp[] = ":-=+*#%@";
     uint32_t per = (n + HR_STRIP_MAX - 1) / HR_STRIP_MAX, cols = (n + per - 1) / per;
@@ -95,7 +103,7 @@ static void hr_text_strip(FILE *out, const uint64_t *bins, uint32_t n)
     }
     putc('|', out);
     if (per > 1)
-        fprintf(out, " (%" PRIu32 " granules a column)", per);
+        fprintf(out, " (%" PRIu32 " %s a column)", per, unit);
 }
 
 static void hr_text_histogram(FILE *out, const struct hr_profile *p, const struct hr_context *c)
@@ -106,11 +114,41 @@ static void hr_text_histogram(FILE *out, const struct hr_profile *p, const struc
         untouched += c->hist[i] == 0;
     }
     fputs("    histogram  ", out);
-    hr_text_strip(out, c->hist, c->hist_bins);
+    hr_text_strip(out, c->hist, c->hist_bins, "granules");
     fprintf(out, " %" PRIu32 " granule%s of %" PRIu32 " B, most %" PRIu64 " (granule %" PRIu32
                  "), %" PRIu32 " untouched\n",
             c->hist_bins, c->hist_bins == 1 ? "" : "s", hr_access_granule(p), c->hist[peak], peak,
             untouched);
+}
+
+/* Words listed with their counts up to this many (a struct of up to 256 bytes). */
+#define HR_WORDS_LISTED 32
+
+/* The per-word histogram: a strip, a summary, and the counts of the first words; '+' after a
+ * count whose word saturated in some block (the count is then a lower bound). */
+static void hr_text_words(FILE *out, const struct hr_context *c)
+{
+    uint32_t n = c->word_bins, peak = 0, untouched = 0, sat = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        peak = c->word_hist[i] > c->word_hist[peak] ? i : peak;
+        untouched += c->word_hist[i] == 0;
+    }
+    for (uint32_t i = 0; i < c->word_sat_bins; i++)
+        sat += c->word_sat[i] != 0;
+    fputs("    words      ", out);
+    hr_text_strip(out, c->word_hist, n, "words");
+    fprintf(out, " %" PRIu32 " word%s of 8 B, most %" PRIu64 " (word %" PRIu32 ", bytes %" PRIu32
+                 "-%" PRIu32 "), %" PRIu32 " untouched",
+            n, n == 1 ? "" : "s", c->word_hist[peak], peak, peak * 8, peak * 8 + 7, untouched);
+    if (sat)
+        fprintf(out, ", %" PRIu32 " saturated in some block (lower bounds)", sat);
+    fputs("\n    per word  ", out);
+    for (uint32_t i = 0; i < n && i < HR_WORDS_LISTED; i++)
+        fprintf(out, " %" PRIu64 "%s", c->word_hist[i],
+                i < c->word_sat_bins && c->word_sat[i] ? "+" : "");
+    if (n > HR_WORDS_LISTED)
+        fputs(" ...", out);
+    putc('\n', out);
 }
 
 void hr_text_access_context(FILE *out, const struct hr_profile *p, const struct hr_context *c)
@@ -142,6 +180,8 @@ void hr_text_access_context(FILE *out, const struct hr_profile *p, const struct 
         fprintf(out, "%s per byte per second of lifetime\n", hr_num(d2, dps));
     if (c->hist_bins)
         hr_text_histogram(out, p, c);
+    if (c->word_bins)
+        hr_text_words(out, c);
 }
 
 /* Frames a view line names: allocation wrappers (luaM_malloc_, xmalloc, a C++ allocator's

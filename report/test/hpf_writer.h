@@ -211,6 +211,20 @@ static inline void ht_access(struct ht_buf *b, uint32_t modes, uint32_t granule,
     ht_finish(b);
 }
 
+/* An ACCESS record with the per-word parameters after its modules (the shim's layout since
+ * per-word histograms). */
+static inline void ht_access_words(struct ht_buf *b, uint32_t modes, uint32_t hist_bins,
+                                   const struct hpf_access_module *mods, uint32_t n,
+                                   const struct hpf_access_words *w)
+{
+    struct hpf_access a = {.modes = modes, .granule = 64, .hist_bins = hist_bins, .nmodules = n};
+    ht_begin(b, HPF_REC_ACCESS);
+    ht_put(b, &a, sizeof a);
+    ht_put(b, mods, n * sizeof *mods);
+    ht_put(b, w, sizeof *w);
+    ht_finish(b);
+}
+
 /* An ACCESS_HIST record of n bins. */
 static inline void ht_access_hist(struct ht_buf *b, uint32_t ctx, uint32_t kind,
                                   const uint64_t *bins, uint32_t n)

@@ -40,7 +40,8 @@ static void access_sample(struct ht_buf *b)
         {.addr = LIB_LO + 0x100, .mode = HPF_ACCESS_GCC},
         {.addr = 0x900000, .mode = HPF_ACCESS_GCC},
     };
-    ht_access(b, HPF_ACCESS_CALLBACKS | HPF_ACCESS_GCC, 64, 32, mods, 3);
+    struct hpf_access_words words = {.word = 8, .max_size = 256, .counter_max = 255};
+    ht_access_words(b, HPF_ACCESS_CALLBACKS | HPF_ACCESS_GCC, 32, mods, 3, &words);
     /* 1: hot, 4 blocks of 256 bytes, 10 ms each; two records, the second packed. */
     struct hpf_hib h1a = {.context_id = 1, .alloc_count = 3, .total_size = 768, .min_size = 256,
                           .max_size = 256, .total_lifetime_ms = 30, .min_lifetime_ms = 10,
@@ -85,12 +86,16 @@ static void access_sample(struct ht_buf *b)
     uint64_t pcs2[] = {LIB_LO + 0x20, APP_LO + 0x30, APP_LO + 0x40, APP_LO + 0x50};
     ht_stack(b, 1, pcs1, 1);
     ht_stack(b, 2, pcs2, 4);
-    /* Context 1's histogram in two records of different lengths, and one of a kind the
-     * reader does not show. */
-    uint64_t a[] = {100, 200, 300}, c[] = {1, 2, 3, 4, 5}, w[] = {9, 9};
+    /* Context 1's histogram in two records of different lengths, its per-word histogram in
+     * two (one word saturated in one block), and one of a kind the reader does not know. */
+    uint64_t a[] = {100, 200, 300}, c[] = {1, 2, 3, 4, 5}, w[] = {9, 9}, w2[] = {0, 1},
+             sat[] = {0, 1}, odd[] = {77};
     ht_access_hist(b, 1, HPF_HIST_GRANULE, a, 3);
     ht_access_hist(b, 1, HPF_HIST_WORD, w, 2);
+    ht_access_hist(b, 1, HPF_HIST_WORD_SATURATED, sat, 2);
+    ht_access_hist(b, 1, 99, odd, 1);
     ht_access_hist(b, 1, HPF_HIST_GRANULE, c, 5);
+    ht_access_hist(b, 1, HPF_HIST_WORD, w2, 2);
     ht_end(b);
 }
 
@@ -146,13 +151,24 @@ START_TEST(parse_access_records)
     ck_assert_uint_eq(h->max_write_count, 310);
     ck_assert_uint_eq(hr_access_reads(h), 80);
 
-    /* Histograms summed bin by bin to the longer length; the per-word record is left out. */
+    /* Histograms summed bin by bin to the longer length, per kind; an unknown kind left out. */
     const struct hr_context *c1 = hr_context_find(p, 1);
     ck_assert_uint_eq(c1->hist_bins, 5);
     uint64_t want[] = {101, 202, 303, 4, 5};
     for (int i = 0; i < 5; i++)
         ck_assert_uint_eq(c1->hist[i], want[i]);
     ck_assert_uint_eq(hr_context_find(p, 2)->hist_bins, 0);
+    ck_assert_uint_eq(c1->word_bins, 2);
+    ck_assert_uint_eq(c1->word_hist[0], 9);
+    ck_assert_uint_eq(c1->word_hist[1], 10);
+    ck_assert_uint_eq(c1->word_sat_bins, 2);
+    ck_assert_uint_eq(c1->word_sat[0], 0);
+    ck_assert_uint_eq(c1->word_sat[1], 1);
+    ck_assert_uint_eq(hr_context_find(p, 2)->word_bins, 0);
+    /* The per-word parameters after the modules. */
+    ck_assert_uint_eq(p->access.words.word, 8);
+    ck_assert_uint_eq(p->access.words.max_size, 256);
+    ck_assert_uint_eq(p->access.words.counter_max, 255);
     drop(p, &b);
 }
 END_TEST
@@ -184,6 +200,18 @@ START_TEST(hib_layouts)
     }
     ck_assert(!p->access.present);
     ck_assert(!hr_access_rw_apart(p));
+    drop(p, &b);
+
+    /* An ACCESS record of the first layout (no per-word parameters): no word plane. */
+    b = (struct ht_buf){0};
+    header(&b);
+    struct hpf_access_module m = {.addr = APP_LO, .mode = HPF_ACCESS_CALLBACKS};
+    ht_access(&b, HPF_ACCESS_CALLBACKS, 64, 32, &m, 1);
+    ht_end(&b);
+    p = parse_ok(&b);
+    ck_assert(p->access.present);
+    ck_assert_uint_eq(p->access.words.word, 0);
+    ck_assert_uint_eq(p->access.words.counter_max, 0);
     drop(p, &b);
 
     /* 143 bytes: shorter than any layout. */
@@ -330,6 +358,8 @@ START_TEST(json_fields)
     ck_assert_msg(strstr(out, "  \"access\": {\n    \"modes\": [\"callbacks\", \"gcc\"],\n"
                               "    \"reads_writes_apart\": true,\n    \"abi_unknown\": false,\n"
                               "    \"granule\": 64,\n    \"histogram_granules\": 32,\n"
+                              "    \"word_histograms\": {\"word\": 8, \"max_size\": 256, "
+                              "\"counter_max\": 255, \"complete\": true},\n"
                               "    \"instrumented_modules\": [\"/usr/bin/app\", "
                               "\"/usr/lib/libx.so\", \"0x900000\"]\n  },\n  \"merged_from\": null,"),
                   "%s", out);
@@ -341,9 +371,11 @@ START_TEST(json_fields)
                          "      \"total_read_count\": 80,\n      \"access_density\": 1.25,\n"
                          "      \"access_density_per_s\": 125,\n"
                          "      \"access_histogram\": {\"granule\": 64, \"counts\": "
-                         "[101, 202, 303, 4, 5]},\n      \"alloc_timestamp_ms\""));
+                         "[101, 202, 303, 4, 5]},\n"
+                         "      \"access_word_histogram\": {\"word\": 8, \"counts\": [9, 10], "
+                         "\"saturated_blocks\": [0, 1]},\n      \"alloc_timestamp_ms\""));
     ck_assert(strstr(c3, "\"access_density\": 0,\n      \"access_density_per_s\": null,\n"
-                         "      \"access_histogram\": null,\n"));
+                         "      \"access_histogram\": null,\n      \"access_word_histogram\": null,\n"));
     free(out);
     drop(p, &b);
 
@@ -363,16 +395,24 @@ START_TEST(json_fields)
     b = (struct ht_buf){0};
     header(&b);
     struct hpf_access_module m = {.addr = APP_LO, .mode = HPF_ACCESS_INLINE};
-    ht_access(&b, HPF_ACCESS_INLINE | HPF_ACCESS_CALLBACKS | HPF_ACCESS_ABI_UNKNOWN, 64, 8, &m, 1);
+    struct hpf_access_words words = {.word = 8, .max_size = 128, .counter_max = 255};
+    ht_access_words(&b, HPF_ACCESS_INLINE | HPF_ACCESS_CALLBACKS | HPF_ACCESS_ABI_UNKNOWN, 8, &m,
+                    1, &words);
     ht_end(&b);
     p = parse_ok(&b);
     out = render(p, 1);
     ck_assert(strstr(out, "\"modes\": [\"inline\", \"callbacks\"],\n"
                           "    \"reads_writes_apart\": false,\n    \"abi_unknown\": true,"));
+    /* Per-word histograms without the inline module's accesses: not complete. */
+    ck_assert(strstr(out, "\"word_histograms\": {\"word\": 8, \"max_size\": 128, "
+                          "\"counter_max\": 255, \"complete\": false},\n"));
     free(out);
     out = render(p, 0);
     ck_assert(strstr(out, "  access       clang inline counters + clang callbacks, reads and "
                           "writes together, COUNTS UNRELIABLE"));
+    ck_assert(strstr(out, "  words        per-8-byte-word histograms of blocks up to 128 B, "
+                          "counters saturating at 255 accesses a block (without the inline "
+                          "modules' accesses)\n"));
     free(out);
     drop(p, &b);
 }
@@ -386,6 +426,8 @@ START_TEST(text_lines)
     char *out = render(p, 0);
     ck_assert_msg(strstr(out, "  access       clang callbacks + gcc callbacks, reads and writes "
                               "apart; histograms up to 32 granules of 64 B\n"
+                              "  words        per-8-byte-word histograms of blocks up to 256 B, "
+                              "counters saturating at 255 accesses a block\n"
                               "  instrumented /usr/bin/app\n"
                               "               /usr/lib/libx.so\n"
                               "               0x900000 (in no module of the profile)\n"),
@@ -398,7 +440,10 @@ START_TEST(text_lines)
                              "    reads      total 80; writes total 1200, per block min 290, max 310\n"
                              "    utilised   min 100%, avg 100.0%, max 100% of the 64-byte granules\n"
                              "    density    1.25 accesses per byte, 125 per byte per second of lifetime\n"
-                             "    histogram  |=#@::| 5 granules of 64 B, most 303 (granule 2), 0 untouched\n"),
+                             "    histogram  |=#@::| 5 granules of 64 B, most 303 (granule 2), 0 untouched\n"
+                             "    words      |@@| 2 words of 8 B, most 10 (word 1, bytes 8-15), 0 untouched, "
+                             "1 saturated in some block (lower bounds)\n"
+                             "    per word   9 10+\n"),
                   "%s", c1);
     char *c3 = strstr(out, "context 3:");
     ck_assert(strstr(c3, "    density    0 accesses per byte, per byte per second unknown"));
@@ -449,8 +494,11 @@ START_TEST(wide_histogram_strip)
              "most 7 (granule 129), 129 untouched\n", 43,
              "..............................................");
     ck_assert_msg(strstr(out, want), "%s", out);
-    /* Inline only: no reads line. */
+    /* Inline only: no reads line, no per-word histograms. */
     ck_assert(!strstr(out, "    reads "));
+    ck_assert(strstr(out, "  words        no per-word histograms (only callback builds count per "
+                          "word: heapprof-cc --callbacks, or gcc)\n"));
+    ck_assert(!strstr(out, "    words "));
     free(out);
     drop(p, &b);
 }

@@ -15,7 +15,10 @@ int hp_access_attach(struct hp_attach *a)
     /* Init first: whether access=0 refuses is known only after it (a module's constructor
      * may come before the program's first allocation). */
     hp_ready();
-    return hp_shadow_attach(a);
+    int r = hp_shadow_attach(a);
+    if (__atomic_load_n(&hp_shadow.hbase, __ATOMIC_ACQUIRE))
+        __atomic_store_n(&hp_word_hists_on, 1, __ATOMIC_RELEASE);
+    return r;
 }
 
 /* After the profiler's init. The instrumented executable (heapprof-cc exports its copy of the
@@ -26,12 +29,20 @@ void hp_access_init(void)
         __atomic_store_n(&hp_shadow_refuse, 1, __ATOMIC_RELAXED);
         return;
     }
+    /* Before any attach: it decides whether callback modules get a word plane. */
+    __atomic_store_n(&hp_shadow_word_max, (uint32_t)hp_opt.access_word_hist_max, __ATOMIC_RELAXED);
     uintptr_t *var = hp_global_sym("__memprof_shadow_memory_dynamic_address");
     if (!var)
         return;
-    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_NONE, 0, NULL, 0, 0};
+    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_NONE, 0, NULL, 0, 0, 0};
     if (hp_shadow_attach(&a) == 0 && !__atomic_load_n(var, __ATOMIC_RELAXED))
         __atomic_store_n(var, a.base, __ATOMIC_RELEASE);
+}
+
+/* A block whose words plane 2 counts: callback builds attached (hbase) and the block is small. */
+static inline int word_block(uint64_t size)
+{
+    return hp_shadow.hbase && size && size <= hp_shadow_word_max;
 }
 
 /* Out of line (noinline also under LTO): the allocation and free paths of programs without
@@ -42,19 +53,31 @@ __attribute__((noinline)) uint32_t hp_access_alloc(uintptr_t user, uint64_t size
     /* A reused address may hold counts of a freed block's late accesses, or of memory that was
      * no block. */
     hp_shadow_clear(&hp_shadow, user, size);
-    return ctx && hp_profiling ? hp_shadow_live_add(user, size, ctx) : 0;
+    if (!ctx || !hp_profiling)
+        return 0;
+    /* Only blocks whose free reads their words are armed: the others' stay 0, uncounted. */
+    if (word_block(size))
+        hp_shadow_word_arm(&hp_shadow, user, size);
+    return hp_shadow_live_add(user, size, ctx);
 }
 
 __attribute__((noinline)) void hp_access_take(uintptr_t user, const struct hp_header *h,
                                               struct hp_access *acc)
 {
     struct hp_shadow_sum s;
-    uint64_t size = hp_hdr_size(h), *hist = NULL;
+    uint64_t size = hp_hdr_size(h), g = hp_shadow_granules(user, size), *hist = NULL;
+    int gran = g && g <= hp_hist_bins, words = word_block(size);
     if (h->context_id && hp_profiling) {
-        hist = hp_profile_hist(h->context_id, hp_shadow_granules(user, size));
+        if (gran || words)
+            hist = hp_profile_hists(h->context_id);
         hp_shadow_live_del(h->live_ref, user);
+        if (words) {
+            struct hp_word_hist w = hist ? hp_hist_words(hist) : (struct hp_word_hist){0, 0, 0, 0};
+            hp_shadow_word_take(&hp_shadow, user, size, w.freed, w.freed_sat,
+                                w.freed ? hp_word_bins : 0);
+        }
     }
-    hp_shadow_take(&hp_shadow, user, size, &s, hist, hp_hist_bins);
+    hp_shadow_take(&hp_shadow, user, size, &s, gran ? hist : NULL, hp_hist_bins);
     acc->accesses = s.accesses;
     acc->writes = s.writes;
     acc->percent_utilized = hp_shadow_util_pct(&s);

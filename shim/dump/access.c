@@ -21,12 +21,19 @@ void hp_write_access(struct writer *w)
     unsigned n = hp_shadow_modules(mods, HP_SHADOW_MODULES_MAX);
     struct hpf_access a = {__atomic_load_n(&hp_shadow_modes, __ATOMIC_RELAXED), HP_SHADOW_GRANULE,
                            hp_hist_bins, n};
-    hp_w_record(w, HPF_REC_ACCESS, 0, sizeof a + (uint64_t)n * sizeof(struct hpf_access_module));
+    struct hpf_access_words words = {0, 0, HP_WORD_MAX, 0};
+    if (__atomic_load_n(&hp_shadow.hbase, __ATOMIC_ACQUIRE) && hp_word_bins) {
+        words.word = HP_WORD_BYTES;
+        words.max_size = hp_shadow_word_max;
+    }
+    hp_w_record(w, HPF_REC_ACCESS, 0,
+                sizeof a + (uint64_t)n * sizeof(struct hpf_access_module) + sizeof words);
     hp_w_bytes(w, &a, sizeof a);
     for (unsigned i = 0; i < n; i++) {
         struct hpf_access_module m = {mods[i].addr, mods[i].mode, 0};
         hp_w_bytes(w, &m, sizeof m);
     }
+    hp_w_bytes(w, &words, sizeof words);
 }
 
 /* One live block: its figures from the shadow, counters left as they are, into its context's
@@ -38,14 +45,21 @@ static void fold_block(uintptr_t user, uint64_t size, uint32_t ctx, void *arg)
     if (!a)
         return;
     uint32_t bins = hp_hist_bins;
+    struct hp_word_hist wh = hp_hist_words(a->hist);
     if (a->live_seq != fold_seq) {
         hp_memset(&a->live, 0, sizeof a->live);
         hp_memset(a->hist + bins, 0, bins * sizeof a->hist[0]);
+        if (wh.live) {
+            hp_memset(wh.live, 0, a->word_bins * sizeof a->hist[0]);
+            hp_memset(wh.live_sat, 0, a->word_bins * sizeof a->hist[0]);
+        }
         a->live_seq = fold_seq;
     }
     struct hp_shadow_sum s;
     uint64_t g = hp_shadow_granules(user, size);
     hp_shadow_peek(&hp_shadow, user, size, &s, g <= bins ? a->hist + bins : NULL, bins);
+    if (wh.live && size && size <= hp_shadow_word_max)
+        hp_shadow_word_peek(&hp_shadow, user, size, wh.live, wh.live_sat, a->word_bins);
     struct hp_block_event e;
     hp_memset(&e, 0, sizeof e);
     e.size = size;
@@ -86,33 +100,50 @@ void hp_access_fold_into(const struct hp_ctx *c, struct hpf_hib *h, int64_t lc)
         h->min_access_count = h->min_write_count = h->min_percent_utilized = 0;
 }
 
-/* Each context's histogram: its freed blocks' bins plus its live blocks' of this dump, up to
- * the last bin that is not 0 (none when all are). */
-void hp_write_access_hists(struct writer *w)
+/* One ACCESS_HIST record of context id: freed[i] + live[i] (live NULL: freed alone), up to the
+ * last bin that is not 0 (none when all are). */
+static void write_hist(struct writer *w, uint32_t id, uint32_t kind, const uint64_t *freed,
+                       const uint64_t *live, uint32_t nb)
 {
     static uint64_t bins[1024];
-    uint32_t nb = hp_hist_bins;
-    if (!hp_shadow_on() || !nb || nb > sizeof bins / sizeof bins[0])
+    uint32_t used = 0;
+    for (uint32_t i = 0; i < nb && i < sizeof bins / sizeof bins[0]; i++) {
+        bins[i] = __atomic_load_n(&freed[i], __ATOMIC_RELAXED) + (live ? live[i] : 0);
+        if (bins[i])
+            used = i + 1;
+    }
+    if (!used)
         return;
+    struct hpf_access_hist hh = {id, kind, used, 0};
+    hp_w_record(w, HPF_REC_ACCESS_HIST, 0, sizeof hh + (uint64_t)used * sizeof bins[0]);
+    hp_w_bytes(w, &hh, sizeof hh);
+    hp_w_bytes(w, bins, used * sizeof bins[0]);
+}
+
+/* Each context's histograms: its freed blocks' bins plus its live blocks' of this dump; per
+ * granule, then per word and the words' saturation counts when callback builds counted them. */
+void hp_write_access_hists(struct writer *w)
+{
+    uint32_t nb = hp_hist_bins, nw = hp_word_bins;
+    if (!hp_shadow_on())
+        return;
+    int words = nw && __atomic_load_n(&hp_shadow.hbase, __ATOMIC_ACQUIRE);
     uint32_t n = __atomic_load_n(&hp_prof.next_id, __ATOMIC_ACQUIRE);
     for (uint32_t id = 1; id < n && id < hp_prof.max_id; id++) {
         struct hp_ctx *c = __atomic_load_n(&hp_prof.by_id[id], __ATOMIC_ACQUIRE);
-        const struct hp_ctx_access *a = c ? __atomic_load_n(&c->access, __ATOMIC_ACQUIRE) : NULL;
+        struct hp_ctx_access *a = c ? __atomic_load_n(&c->access, __ATOMIC_ACQUIRE) : NULL;
         if (!a || !hp_in_dump(c))
             continue;
         int live = a->live_seq == fold_seq;
-        uint32_t used = 0;
-        for (uint32_t i = 0; i < nb; i++) {
-            bins[i] = __atomic_load_n(&a->hist[i], __ATOMIC_RELAXED) + (live ? a->hist[nb + i] : 0);
-            if (bins[i])
-                used = i + 1;
-        }
-        if (!used)
+        if (nb)
+            write_hist(w, id, HPF_HIST_GRANULE, a->hist, live ? a->hist + nb : NULL, nb);
+        if (!words)
             continue;
-        struct hpf_access_hist hh = {id, HPF_HIST_GRANULE, used, 0};
-        hp_w_record(w, HPF_REC_ACCESS_HIST, 0, sizeof hh + (uint64_t)used * sizeof bins[0]);
-        hp_w_bytes(w, &hh, sizeof hh);
-        hp_w_bytes(w, bins, used * sizeof bins[0]);
+        struct hp_word_hist wh = hp_hist_words(a->hist);
+        if (!wh.freed)
+            continue;
+        write_hist(w, id, HPF_HIST_WORD, wh.freed, live ? wh.live : NULL, nw);
+        write_hist(w, id, HPF_HIST_WORD_SATURATED, wh.freed_sat, live ? wh.live_sat : NULL, nw);
     }
 }
 

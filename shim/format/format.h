@@ -340,12 +340,23 @@ struct hpf_access_module {
     uint32_t mode; /* its HPF_ACCESS_* bits */
     uint32_t pad;
 };
+/* After the modules (added later: readers of the first layout skip it, and a record without
+ * it has no per-word histograms): the per-word histograms' parameters. */
+struct hpf_access_words {
+    uint32_t word;        /* bytes per word counter: 8; 0 when no word plane was in use */
+    uint32_t max_size;    /* blocks of up to this many bytes have per-word histograms */
+    uint32_t counter_max; /* accesses a word counter holds per block before saturating: 255 */
+    uint32_t pad;
+};
 
 /* ACCESS_HIST: one context's access histogram; a context may have several records, which
  * readers add bin by bin. Bin i counts the accesses to the granule i of its blocks, granule 0
  * being the one that holds a block's first byte. */
 #define HPF_HIST_GRANULE 1u /* a bin per 64-byte granule */
-#define HPF_HIST_WORD 2u    /* reserved: a bin per 8-byte word */
+#define HPF_HIST_WORD 2u    /* a bin per 8-byte word, word 0 the block's first 8 bytes */
+/* Bin i: how many blocks' word i saturated (counter_max accesses); their accesses to it are
+ * more than the HPF_HIST_WORD bin i adds. Written only for contexts with such blocks. */
+#define HPF_HIST_WORD_SATURATED 3u
 struct hpf_access_hist {
     uint32_t context_id;
     uint32_t kind;  /* HPF_HIST_* */

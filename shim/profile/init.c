@@ -80,5 +80,6 @@ void hp_profile_init(void (*evict)(const struct hpf_hib *))
     }
     hp_threads_init();
     hp_hist_bins = (uint32_t)hp_opt.access_hist_granules;
+    hp_word_bins = (uint32_t)((hp_opt.access_word_hist_max + 7) / 8);
     hp_profiling = 1;
 }

@@ -41,14 +41,41 @@ struct hp_ctx_access {
      * fields (and alloc_count) of hp_hib_add over them, valid when live_seq is that dump's. */
     struct hpf_hib live;
     uint32_t live_seq;
-    uint32_t pad;
+    uint32_t word_bins; /* hp_word_bins, or 0: made before per-word histograms were on */
     /* 2 * hp_hist_bins counters: bin i of the freed blocks' histogram (accesses to granule i,
      * granule 0 the one holding a block's first byte; atomic adds), then the same for the live
-     * blocks of the dump live_seq names. */
+     * blocks of the dump live_seq names. Then 4 * hp_word_bins counters (hp_hist_words): the
+     * per-word histogram of freed blocks (accesses to word i), of live blocks, and for each the
+     * count of blocks whose word i saturated. */
     uint64_t hist[];
 };
 /* Bins of a histogram: hp_opt.access_hist_granules, fixed at init; 0: no histograms. */
 extern uint32_t hp_hist_bins;
+/* Bins of a per-word histogram: hp_opt.access_word_hist_max / 8 rounded up, fixed at init. */
+extern uint32_t hp_word_bins;
+/* Set (by core/) once a callback module has the shadow's word plane: access states made from
+ * then on have room for per-word histograms, so programs without one (inline builds) pay no
+ * memory for them. A context whose state was made before has none. */
+extern int hp_word_hists_on;
+/* The per-word parts of the counters at hist (a struct hp_ctx_access's); all NULL when the
+ * state has none. */
+struct hp_word_hist {
+    uint64_t *freed, *live, *freed_sat, *live_sat;
+};
+static inline struct hp_word_hist hp_hist_words(uint64_t *hist)
+{
+    const struct hp_ctx_access *a =
+        (const struct hp_ctx_access *)((char *)hist - __builtin_offsetof(struct hp_ctx_access, hist));
+    struct hp_word_hist h = {NULL, NULL, NULL, NULL};
+    if (!a->word_bins)
+        return h;
+    uint64_t *w = hist + 2 * (size_t)hp_hist_bins;
+    h.freed = w;
+    h.live = w + a->word_bins;
+    h.freed_sat = w + 2 * (size_t)a->word_bins;
+    h.live_sat = w + 3 * (size_t)a->word_bins;
+    return h;
+}
 /* The access state of context ctx, made if need be; NULL for no such context or no memory.
  * may_wait: the caller holds none of the shim's locks (a dump); else, inside the shim, making
  * it gives up rather than wait for the metadata arena. */
@@ -56,6 +83,9 @@ struct hp_ctx_access *hp_ctx_access(uint32_t ctx, int may_wait);
 /* Where the shadow adds the accesses of a block of ctx that covers `granules` granules, as
  * shadow.h's hist (hp_hist_bins counters); NULL: no histogram for it (too large, none kept). */
 uint64_t *hp_profile_hist(uint32_t ctx, uint64_t granules);
+/* The counters of ctx's histograms (struct hp_ctx_access's hist), whatever a block's size;
+ * NULL: none (no such context, no memory). */
+uint64_t *hp_profile_hists(uint32_t ctx);
 /* Before a seccomp filter is installed (creds.c): thread locks without membarrier from now. */
 void hp_profile_before_sandbox(void);
 void hp_profile_fork_prepare(void);

@@ -198,6 +198,7 @@ int hp_options_parse(struct hp_options *o, const char *spec)
     problems += clamp(&o->metadata_budget_mb, "metadata_budget_mb", 16, 1u << 20, 1);
     problems += clamp(&o->peak_slack_kb, "peak_slack_kb", 0, 1u << 20, 0);
     problems += clamp(&o->access_hist_granules, "access_hist_granules", 0, 1024, 0);
+    problems += clamp(&o->access_word_hist_max, "access_word_hist_max", 0, 4096, 0);
     if (o->dump_signal >= 65) {
         hp_warn("option dump_signal=%llu is not a signal number (1..64): no dump signal",
                 (unsigned long long)o->dump_signal);

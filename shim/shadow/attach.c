@@ -12,6 +12,7 @@ struct hp_shadow hp_shadow;
  * are apart (only when no inline module attached) and whether counts may be off (ABI_UNKNOWN). */
 unsigned hp_shadow_modes;
 int hp_shadow_refuse;
+uint32_t hp_shadow_word_max;
 
 static struct hp_shadow_module modules[HP_SHADOW_MODULES_MAX];
 static unsigned nmodules;
@@ -37,18 +38,27 @@ static void note_module(const void *where, unsigned mode)
 
 int hp_shadow_attach(struct hp_attach *a)
 {
-    if (!a || a->version != HP_ATTACH_VERSION || a->size < sizeof *a ||
+    if (!a || a->version != HP_ATTACH_VERSION || a->size < HP_ATTACH_SIZE_V1 ||
         __atomic_load_n(&hp_shadow_refuse, __ATOMIC_RELAXED))
         return -1;
-    int writes = (a->mode & (HP_MODE_CALLBACKS | HP_MODE_GCC)) != 0;
+    /* Callback modules see every access's address: they feed planes 1 and 2, if they can take
+     * plane 2's base (a runtime of the first layout cannot). */
+    int planes = 0;
+    if (a->mode & (HP_MODE_CALLBACKS | HP_MODE_GCC)) {
+        planes = HP_SHADOW_WRITES;
+        if (a->size >= sizeof *a && __atomic_load_n(&hp_shadow_word_max, __ATOMIC_RELAXED))
+            planes |= HP_SHADOW_WORDS;
+    }
     /* Modules attach from constructors and dlopen: rarely, maybe from two threads at once. */
     while (__atomic_exchange_n(&attach_lock, 1, __ATOMIC_ACQUIRE))
         __builtin_ia32_pause();
     struct hp_shadow sh = hp_shadow;
-    /* A plane 1 that cannot be had leaves wbase 0: writes are then not told apart. */
-    hp_shadow_reserve(&sh, writes);
-    /* wbase first: a thread that sees base may count writes at once. */
+    /* A plane 1 that cannot be had leaves wbase 0: writes are then not told apart; without a
+     * plane 2, no word histograms. */
+    hp_shadow_reserve(&sh, planes);
+    /* wbase and hbase first: a thread that sees base may count at once. */
     __atomic_store_n(&hp_shadow.wbase, sh.wbase, __ATOMIC_RELEASE);
+    __atomic_store_n(&hp_shadow.hbase, sh.hbase, __ATOMIC_RELEASE);
     __atomic_store_n(&hp_shadow.base, sh.base, __ATOMIC_RELEASE);
     if (sh.base) {
         __atomic_fetch_or(&hp_shadow_modes, a->mode, __ATOMIC_RELAXED);
@@ -57,6 +67,8 @@ int hp_shadow_attach(struct hp_attach *a)
     __atomic_store_n(&attach_lock, 0, __ATOMIC_RELEASE);
     a->base = sh.base;
     a->wbase = sh.wbase;
+    if (a->size >= sizeof *a)
+        a->hbase = sh.hbase;
     return sh.base ? 0 : -1;
 }
 

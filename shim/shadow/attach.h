@@ -5,6 +5,7 @@
 #ifndef HP_SHADOW_ATTACH_H
 #define HP_SHADOW_ATTACH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define HP_ATTACH_VERSION 1
@@ -29,12 +30,18 @@ struct hp_attach {
     /* answer */
     uintptr_t base;  /* shadow plane 0 (shadow.h) */
     uintptr_t wbase; /* plane 1 (writes), 0 when none */
+    /* Added later (a caller of the first layout passes a size that ends before it, and gets
+     * no word plane): */
+    uintptr_t hbase; /* plane 2 (per-word counters of armed blocks), 0 when none */
 };
+/* The size of the first layout, which the shim still takes. */
+#define HP_ATTACH_SIZE_V1 40u
+_Static_assert(offsetof(struct hp_attach, hbase) == HP_ATTACH_SIZE_V1, "the first layout's size");
 
 /* Exported by the shim (libheapprof_shim.so). Called once per instrumented module as it
  * initialises, and by the runtime for itself: the first call reserves the shadow (until then
- * the shim does no shadow work at all). Returns 0 with base (and wbase when a callback module
- * asked for it) filled in; -1 when the shim refuses (unknown version, or access profiling
+ * the shim does no shadow work at all). Returns 0 with base (and wbase and hbase when a
+ * callback module asked for them: hbase only with word histograms on) filled in; -1 when the shim refuses (unknown version, or access profiling
  * off): the runtime then keeps a shadow of its own, which nothing reads. */
 int heapprof_shadow_attach(struct hp_attach *a);
 

@@ -17,13 +17,14 @@
 
 /* ---------- reserving ---------- */
 
-/* The first bytes of plane 0 count granules 0 and 1, addresses 0..127, which no program can
+/* The first bytes of plane 0 count granules 0 to 2, addresses 0..191, which no program can
  * access: they hold a marker by which another copy of this code recognises the shadow at the
- * fixed place, and where plane 1 went. */
+ * fixed place, and where planes 1 and 2 went. */
 #define SHADOW_MAGIC 0x6865617073686477ull /* "heapshdw" */
 struct marker {
     uint64_t magic;
     uintptr_t wbase;
+    uintptr_t hbase;
 };
 
 /* A 16 TiB plane at `at` (0: anywhere). Huge pages off: one written counter would otherwise
@@ -65,45 +66,56 @@ static int reserve_base(struct hp_shadow *sh)
             sh->base = HP_SHADOW_FIXED_BASE;
             if (!sh->wbase)
                 sh->wbase = __atomic_load_n(&((struct marker *)sh->base)->wbase, __ATOMIC_ACQUIRE);
+            if (!sh->hbase)
+                sh->hbase = __atomic_load_n(&((struct marker *)sh->base)->hbase, __ATOMIC_ACQUIRE);
             return 0;
         }
     }
     if (r != 0 && (r = map_plane(0, &b)) != 0)
         return r;
     struct marker *mk = (struct marker *)b;
-    mk->wbase = 0;
+    mk->wbase = mk->hbase = 0;
     __atomic_store_n(&mk->magic, SHADOW_MAGIC, __ATOMIC_RELEASE);
     sh->base = b;
     return 0;
 }
 
-int hp_shadow_reserve(struct hp_shadow *sh, int writes)
+/* Plane k (1 or 2) in *slot, the marker's entry for it: the one another copy published, else
+ * one of ours at base + k * 16 TiB (a fixed distance) or, when that is taken or beyond the
+ * address space (ENOMEM, past a plane 0 the kernel placed), anywhere. */
+static int reserve_extra(uintptr_t base, unsigned k, uintptr_t *slot, uintptr_t *out)
+{
+    uintptr_t w = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!w) {
+        int r = map_plane(base + k * HP_SHADOW_PLANE_SIZE, &w);
+        if (r)
+            r = map_plane(0, &w);
+        if (r)
+            return r;
+        uintptr_t none = 0;
+        if (!__atomic_compare_exchange_n(slot, &none, w, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            sys_munmap(w, HP_SHADOW_PLANE_SIZE); /* another copy published one meanwhile */
+            w = none;
+        }
+    }
+    *out = w;
+    return 0;
+}
+
+int hp_shadow_reserve(struct hp_shadow *sh, int planes)
 {
     if (!sh->base) {
         int r = reserve_base(sh);
         if (r)
             return r;
     }
-    if (!writes || sh->wbase)
-        return 0;
     struct marker *mk = (struct marker *)sh->base;
-    uintptr_t w = __atomic_load_n(&mk->wbase, __ATOMIC_ACQUIRE);
-    if (!w) {
-        /* Past a plane 0 the kernel placed, the fixed distance may be taken or beyond the
-         * address space (ENOMEM): then anywhere. */
-        int r = map_plane(sh->base + HP_SHADOW_PLANE_SIZE, &w);
-        if (r)
-            r = map_plane(0, &w);
-        if (r)
-            return r;
-        uintptr_t none = 0;
-        if (!__atomic_compare_exchange_n(&mk->wbase, &none, w, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-            sys_munmap(w, HP_SHADOW_PLANE_SIZE); /* another copy published one meanwhile */
-            w = none;
-        }
-    }
-    sh->wbase = w;
-    return 0;
+    int r = 0;
+    if ((planes & HP_SHADOW_WRITES) && !sh->wbase)
+        r = reserve_extra(sh->base, 1, &mk->wbase, &sh->wbase);
+    if (!r && (planes & HP_SHADOW_WORDS) && !sh->hbase)
+        r = reserve_extra(sh->base, 2, &mk->hbase, &sh->hbase);
+    return r;
 }
 
 /* ---------- a block's counters ---------- */
@@ -168,7 +180,11 @@ static void sum_counts(uint64_t *c, uint64_t *e, uint64_t *first, struct hp_shad
     int shared = __atomic_load_n(&hp_shadow_hist_shared, __ATOMIC_RELAXED);
     uint64_t acc = 0, touched = 0;
     for (; c < e; c++) {
-        uint64_t v = *c;
+        uint64_t raw = *c, v = raw & ~HP_SHADOW_ARMED; /* a small block's arming: no count */
+        if (!raw)
+            continue;
+        if (clear)
+            *c = 0;
         if (!v)
             continue;
         acc += v;
@@ -180,8 +196,6 @@ static void sum_counts(uint64_t *c, uint64_t *e, uint64_t *first, struct hp_shad
             else
                 hist[i] += v;
         }
-        if (clear)
-            *c = 0;
     }
     out->accesses += acc;
     out->touched += touched;
@@ -263,4 +277,11 @@ void hp_shadow_release(const struct hp_shadow *sh, uintptr_t p, size_t size)
         release_plane(sh->base, p, size);
     if (sh->wbase)
         release_plane(sh->wbase, p, size);
+    if (sh->hbase) { /* a byte per word: the pages inside the range's words */
+        uintptr_t c = (uintptr_t)hp_shadow_word(sh->hbase, p);
+        uintptr_t e = c + hp_shadow_words(size);
+        uintptr_t a = (c + PAGE - 1) & ~(uintptr_t)(PAGE - 1), b = e & ~(uintptr_t)(PAGE - 1);
+        if (b > a)
+            sys_madvise(a, b - a, MADV_DONTNEED);
+    }
 }

@@ -21,11 +21,24 @@
  *   plane 1 (wbase)  writes only: fed by callback builds (clang callbacks, gcc), which know
  *                    loads from stores; inline builds never touch it. Reserved at base + 16 TiB
  *                    (a fixed distance) when free, else anywhere; reads = plane 0 - plane 1.
- * Room for later planes, not built: a per-8-byte-word histogram for small objects in callback
- * mode (1-byte saturating counters, counter(a) = hbase + (a >> 3), also 16 TiB), and a
- * false-sharing plane (one 8-byte record per 64-byte cache line, i.e. the same index as plane
- * 0: last writing thread and a count of writes by another thread than the previous accessor,
- * Predator-style). Both need callbacks: inline code only increments.
+ *   plane 2 (hbase)  words (words.c): one 1-byte counter per 8-byte word, loads and stores
+ *                    together, for the per-word histogram of small blocks. Fed by callback
+ *                    builds only (inline code has no room for a second, conditional update);
+ *                    reserved at base + 32 TiB when free, else anywhere, and only when a callback
+ *                    module attaches with word histograms on (hp_shadow_word_max):
+ *
+ *     word(a) = hbase + (a >> 3)        a block's word i = its bytes [8i, 8i + 8)
+ *
+ *                    Counted only in granules the shim armed: HP_SHADOW_ARMED, the top bit of
+ *                    a plane-0 counter (no count reaches 2^63), set at allocation on the
+ *                    granules of blocks of up to hp_shadow_word_max bytes and cleared with the
+ *                    counter at free. A callback reads the old plane-0 counter anyway to add 1:
+ *                    one test of its sign decides, so accesses to anything else (large arrays,
+ *                    globals, larger blocks) never touch plane 2, which costs memory only for
+ *                    the small blocks' words. A word counter saturates at HP_WORD_MAX (255).
+ * Room for a later plane, not built: false sharing (one 8-byte record per 64-byte cache line,
+ * the same index as plane 0: last writing thread and a count of writes by another thread than
+ * the previous accessor, Predator-style). It needs callbacks: inline code only increments.
  *
  * Blocks never share a counter. The shim puts a 32-byte header immediately before every user
  * pointer (core header.h: raw .. padding .. header .. user), inside the block it got from the
@@ -65,10 +78,17 @@
  * of counters cover 512 KiB of heap. */
 #define HP_SHADOW_RELEASE_MIN ((size_t)64 << 10)
 
+/* Word plane (plane 2): one byte per 8 bytes, the accesses to the word, saturating. */
+#define HP_WORD_BYTES 8u
+#define HP_WORD_MAX 255u /* accesses a word counts up to (per block) */
+/* In a plane-0 counter: its granule's words are counted in plane 2 (set by the shim only). */
+#define HP_SHADOW_ARMED ((uint64_t)1 << 63)
+
 /* The shadow a process uses: plane bases, 0 for a plane not reserved. Fixed once set. */
 struct hp_shadow {
     uintptr_t base;  /* plane 0: every access */
     uintptr_t wbase; /* plane 1: writes only (callback builds) */
+    uintptr_t hbase; /* plane 2: per-word counters of armed small blocks (callback builds) */
 };
 
 /* A block's figures from the shadow. */
@@ -85,6 +105,22 @@ static inline uint64_t *hp_shadow_ctr(uintptr_t base, uintptr_t a)
     return (uint64_t *)(base + ((a & ~(uintptr_t)(HP_SHADOW_GRANULE - 1)) >> HP_SHADOW_SCALE));
 }
 
+/* The word counter of address a in the plane at hbase. */
+static inline uint8_t *hp_shadow_word(uintptr_t hbase, uintptr_t a)
+{
+    return (uint8_t *)(hbase + (a >> 3));
+}
+
+/* One access at a in plane 2, as the callbacks count it where a's granule is armed: up to
+ * HP_WORD_MAX. */
+static inline void hp_shadow_word_bump(uintptr_t hbase, uintptr_t a)
+{
+    uint8_t *w = hp_shadow_word(hbase, a);
+    unsigned v = *w;
+    if (v != HP_WORD_MAX)
+        *w = (uint8_t)(v + 1);
+}
+
 /* Granules covered by [p, p + size): from p's granule to the granule of its last byte. */
 static inline uint64_t hp_shadow_granules(uintptr_t p, size_t size)
 {
@@ -99,12 +135,15 @@ static inline unsigned hp_shadow_util_pct(const struct hp_shadow_sum *s)
     return s->granules ? (unsigned)(s->touched * 100 / s->granules) : 0;
 }
 
-/* Reserve plane 0 (and plane 1 when writes) in sh, those not reserved yet: at the fixed place
- * when free, or adopting the shadow another copy of this code (the shim, or the runtime of
- * another module) reserved there, else wherever the kernel puts it. One-time per plane and not
- * thread-safe by itself: the caller serialises. Returns 0, or a negative errno when a plane
- * could not be reserved (sh then keeps what it had). */
-int hp_shadow_reserve(struct hp_shadow *sh, int writes);
+/* Reserve plane 0 (and plane 1 with HP_SHADOW_WRITES, plane 2 with HP_SHADOW_WORDS in
+ * planes) in sh, those not reserved yet: at the fixed place when free, or adopting the shadow
+ * another copy of this code (the shim, or the runtime of another module) reserved there, else
+ * wherever the kernel puts it. One-time per plane and not thread-safe by itself: the caller
+ * serialises. Returns 0, or a negative errno when a plane could not be reserved (sh then keeps
+ * what it had). */
+#define HP_SHADOW_WRITES 1
+#define HP_SHADOW_WORDS 2
+int hp_shadow_reserve(struct hp_shadow *sh, int planes);
 
 /* At allocation: zero the counters of [p, p + size) in every plane (a reused address may hold
  * counts from a freed block's after-free accesses or from memory that was not a block). */
@@ -122,6 +161,27 @@ void hp_shadow_peek(const struct hp_shadow *sh, uintptr_t p, size_t size,
 /* Give back the whole shadow pages of [p, p + size) in every plane (their counters read 0
  * after): for memory that stops being heap without a free, and for large freed blocks. */
 void hp_shadow_release(const struct hp_shadow *sh, uintptr_t p, size_t size);
+
+/* ---- per-word histograms (words.c): plane 2, for blocks of up to hp_shadow_word_max bytes.
+ * A block's words are [p, p + size) rounded up to whole words (p is 8-aligned: user pointers
+ * are multiples of 32). Nothing happens while sh has no plane 2. ---- */
+/* Blocks up to this many bytes are armed (0: none; the shim sets it at init from its option,
+ * before any module attaches; plane 2 is reserved only when it is not 0). */
+extern uint32_t hp_shadow_word_max;
+/* Words of a block of size bytes: its histogram's bins. */
+static inline uint64_t hp_shadow_words(size_t size) { return (size + HP_WORD_BYTES - 1) / HP_WORD_BYTES; }
+/* At allocation of a small block, after hp_shadow_clear: its granules armed (plane 0), its
+ * words at 0 accesses. */
+void hp_shadow_word_arm(const struct hp_shadow *sh, uintptr_t p, size_t size);
+/* At free, before hp_shadow_take (which clears the granules, their arming with them):
+ * bins[i] += accesses of word i, sat[i] += 1 when word i saturated (its count is then a lower
+ * bound), for i < len; the words back at 0. bins and sat may be NULL (only the clearing).
+ * Atomic additions once hp_shadow_hist_shared is set, as hp_shadow_take's. */
+void hp_shadow_word_take(const struct hp_shadow *sh, uintptr_t p, size_t size, uint64_t *bins,
+                         uint64_t *sat, size_t len);
+/* At a dump, for a live block: the same additions, words left as they are. */
+void hp_shadow_word_peek(const struct hp_shadow *sh, uintptr_t p, size_t size, uint64_t *bins,
+                         uint64_t *sat, size_t len);
 
 /* ---- live blocks (live.c): while the shadow is on, the blocks the shim handed out and has
  * not taken back (user pointer, size, context), for a dump to fold their access counts in

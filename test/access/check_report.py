@@ -3,9 +3,10 @@
 shim, against patterns.expected: per site (the function of the context's first frame; the two
 allocations of site_copy told apart by their source lines), 4 blocks of the site's size, the
 accesses and writes in total and per block (every block of a site does the same), reads, the
-utilisation of every block, and the histogram (the "hist" lines: bins of k blocks at r = 0 plus
-4 - k at r = 32). Also the profile's "access" object: the mode, reads and writes apart or not,
-and the two instrumented modules.
+utilisation of every block, the histogram (the "hist" lines: bins of k blocks at r = 0 plus
+4 - k at r = 32), and the per-word histogram and its saturated words (the "words" lines, callback
+builds; none at all in inline builds). Also the profile's "access" object: the mode, reads and
+writes apart or not, the two instrumented modules, and the per-word histograms' parameters.
 Usage: check_report.py EXPECTED MODE REPORT.json PATTERNS.c
 Prints one line per difference; exit status 1 if there is any."""
 import json
@@ -14,18 +15,18 @@ import sys
 
 BLOCKS = 4
 SIZES = {'every8': 256, 'half': 512, 'untouched': 1024, 'readheavy': 128, 'memset': 1000,
-         'wide': 256, 'copy_src': 64, 'copy_dst': 64, 'lib': 256}
+         'wide': 256, 'copy_src': 64, 'copy_dst': 64, 'lib': 256, 'fields': 48}
 problems = []
 
 
 def bins(text):
-    """'8x15,5' -> [8] * 15 + [5]; '-' -> None."""
+    """'8x15,5' -> [8] * 15 + [5]; '4:0x2' -> [4, 0, 4, 0]; '-' -> None."""
     if text == '-':
         return None
     out = []
     for part in text.split(','):
         n, _, times = part.partition('x')
-        out += [int(n)] * (int(times) if times else 1)
+        out += [int(x) for x in n.split(':')] * (int(times) if times else 1)
     return out
 
 
@@ -50,7 +51,7 @@ def mix(h0, h32, k):
 
 
 def expected(path, mode):
-    want, hist = {}, {}
+    want, hist, words = {}, {}, {}
     for line in open(path):
         f = line.split()
         if not f or f[0].startswith('#'):
@@ -59,7 +60,32 @@ def expected(path, mode):
             want[f[1]] = (int(f[2]), int(f[3]), f[4])
         elif f[0] == 'hist':
             hist[f[1]] = (bins(f[2]), bins(f[3]))
-    return want, hist
+        elif f[0] == 'words':
+            words[f[1]] = (bins(f[2]), bins(f[3]))
+    return want, hist, words
+
+
+def check_words(name, c, want, mode):
+    """The per-word histogram of a site: exact in callback builds, absent in inline ones."""
+    got = c['access_word_histogram']
+    counts, sat = want if mode in ('callbacks', 'gcc') else (None, None)
+    if counts is None:
+        if got is not None:
+            problems.append('%s: access_word_histogram %s, expected none' % (name, got))
+        return
+    if got is None:
+        problems.append('%s: no access_word_histogram, expected %s' % (name, counts))
+        return
+    if got['word'] != 8:
+        problems.append('%s: word histogram word is %s' % (name, got['word']))
+    if len(got['saturated_blocks']) != len(got['counts']):
+        problems.append('%s: %d counts, %d saturated_blocks' % (name, len(got['counts']),
+                                                               len(got['saturated_blocks'])))
+    if trim(got['counts']) != trim(counts):
+        problems.append('%s: word histogram %s, expected %s' % (name, got['counts'], trim(counts)))
+    if trim(got['saturated_blocks']) != trim(sat or []):
+        problems.append('%s: saturated words %s, expected %s' % (name, got['saturated_blocks'],
+                                                                 trim(sat or [])))
 
 
 def sites(report, source):
@@ -132,7 +158,7 @@ def check_site(name, c, acc, wr, util, h0, h32, mode):
 
 def main():
     expected_path, mode, json_path, source = sys.argv[1:5]
-    want, hist = expected(expected_path, 'inline' if mode == 'clang16' else mode)
+    want, hist, words = expected(expected_path, 'inline' if mode == 'clang16' else mode)
     report = json.load(open(json_path))
     for c in report['contexts']:  # schema 2: frames are indices into the frame table
         c['frames'] = [report['frame_table'][i] for i in c['frames']]
@@ -152,12 +178,19 @@ def main():
         names = sorted(m.rsplit('/', 1)[-1] for m in a['instrumented_modules'])
         if names != ['libaccess_lib.so', 'patterns']:
             problems.append('instrumented_modules are %s' % a['instrumented_modules'])
+        wh = a.get('word_histograms')
+        if mode in ('callbacks', 'gcc'):
+            if wh != {'word': 8, 'max_size': 256, 'counter_max': 255, 'complete': True}:
+                problems.append('access.word_histograms is %s' % wh)
+        elif wh is not None:
+            problems.append('access.word_histograms is %s in an inline build' % wh)
     for name, (acc, wr, util) in sorted(want.items()):
         if name not in found:
             problems.append('%s: no context whose first frame is site_%s' % (name, name))
             continue
         h0, h32 = hist.get(name, (None, None))
         check_site(name, found[name], acc, wr, util, h0, h32, mode)
+        check_words(name, found[name], words.get(name, (None, None)), mode)
     for p in problems:
         print(p)
     sys.exit(1 if problems else 0)

@@ -122,6 +122,24 @@ access_patterns_check() {
     else
         bad "patterns-$m-text" "no '$want', histogram or hottest lines: $(grep -m3 'access\|histogram' "$d/report.txt" | tr '\n' '|')"
     fi
+    # Per-word strips (and the fields site's saturated word) in callback builds, none inline.
+    local words
+    words=$(grep -c '^    words      |' "$d/report.txt")
+    case $m in
+    gcc | callbacks)
+        if [ "$words" -gt 0 ] && grep -q '^    per word   404 4 0 1020+ 48$' "$d/report.txt" &&
+            grep -q '^  words        per-8-byte-word histograms of blocks up to 256 B' "$d/report.txt"; then
+            ok "patterns-$m-text-words"
+        else
+            bad "patterns-$m-text-words" "$words word strips; $(grep -m3 'words\|per word' "$d/report.txt" | tr '\n' '|')"
+        fi ;;
+    *)
+        if [ "$words" = 0 ] && grep -q '^  words        no per-word histograms' "$d/report.txt"; then
+            ok "patterns-$m-text-words"
+        else
+            bad "patterns-$m-text-words" "$words word strips in an inline build; $(grep -m2 '^  words' "$d/report.txt" | tr '\n' '|')"
+        fi ;;
+    esac
 }
 
 # access_crosscheck CLANG: crosscheck.c under LLVM's own MemProf runtime (llvm_crosscheck.sh)

@@ -181,6 +181,48 @@ __attribute__((noinline)) static void site_lib(void)
     print(&t);
 }
 
+/* A 48-byte struct whose fields are hot, cold, never touched, or read past the per-word
+ * counter's 255 (per-word histograms, callback builds): per block, word 0 (hot) 1 store and
+ * 100 loads, word 1 (cold) 1 store, word 2 none, word 3 (burst) 1 store and 300 loads, word 4
+ * (two 4-byte fields) 5 + 7 stores, word 5 none. */
+struct fields {
+    uint64_t hot, cold, never, burst;
+    uint32_t a, b;
+    uint64_t tail;
+};
+__attribute__((noinline)) static uint64_t site_fields(void)
+{
+    struct total t = {"fields", {0, 0, 0, 0}};
+    uint64_t sum = 0;
+    for (int b = 0; b < blocks; b++) {
+        volatile struct fields *f = take_new(malloc(sizeof(struct fields)), sizeof(struct fields));
+        /* A call between repeated accesses to one address: gcc checks an address once where
+         * nothing in between could free the memory (its asan's redundant-check removal). */
+        f->hot = (uint64_t)b;
+        f->cold = 2;
+        f->burst = 3;
+        for (int r = 0; r < 100; r++) {
+            sink(NULL);
+            sum += f->hot;
+        }
+        for (int r = 0; r < 300; r++) {
+            sink(NULL);
+            sum += f->burst;
+        }
+        for (uint32_t r = 0; r < 5; r++) {
+            sink(NULL);
+            f->a = r;
+        }
+        for (uint32_t r = 0; r < 7; r++) {
+            sink(NULL);
+            f->b = r;
+        }
+        done(&t, (void *)f, sizeof(struct fields));
+    }
+    print(&t);
+    return sum;
+}
+
 int main(void)
 {
     site_every8();
@@ -191,7 +233,9 @@ int main(void)
     site_wide();
     uint64_t check = site_copy();
     site_lib();
-    printf("readheavy sum %" PRIu64 ", copy check %" PRIu64 "\n", sum, check);
+    uint64_t fsum = site_fields();
+    printf("readheavy sum %" PRIu64 ", copy check %" PRIu64 ", fields sum %" PRIu64 "\n", sum,
+           check, fsum);
     if (heapprof_probe_modes)
         printf("probe modes 0x%x\n", heapprof_probe_modes());
     puts("patterns done");

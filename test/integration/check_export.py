@@ -16,6 +16,16 @@ import json
 import re
 import sys
 
+
+def load_report(path):
+    """heapprof-report's JSON with each context's frames resolved from the frame table
+    (schema 2: contexts list indices into frame_table)."""
+    js = json.load(open(path))
+    for c in js["contexts"]:
+        c["frames"] = [js["frame_table"][i] for i in c["frames"]]
+    return js
+
+
 TYPES = ["alloc_objects", "alloc_space", "inuse_objects", "inuse_space", "peak_objects",
          "peak_space", "accesses", "lifetime"]
 
@@ -64,7 +74,7 @@ def parse_raw(path):
 
 
 def check_pprof(args, errs):
-    raw, js = args[0], json.load(open(args[1]))
+    raw, js = args[0], load_report(args[1])
     types, default, samples, locs = parse_raw(raw)
     if types != TYPES:
         errs.append("sample types %s, expected %s" % (types, TYPES))
@@ -126,7 +136,7 @@ def expand_acc(acc):
 
 
 def check_dhat(args, errs):
-    d, js = json.load(open(args[0])), json.load(open(args[1]))
+    d, js = json.load(open(args[0])), load_report(args[1])
     for f in DHAT_TOP:
         if f not in d:
             errs.append("missing field %s" % f)

@@ -94,6 +94,8 @@ def cmd_json(show, js, src):
     function names).
     The same allocation counts, sizes, access counts and lifetimes."""
     prof = json.load(open(js))
+    for c in prof['contexts']:  # schema 2: frames are indices into frame_table
+        c['frames'] = [prof['frame_table'][i] for i in c['frames']]
     exe = prof['process']['executable']
     hib = {'AllocCount': 'alloc_count', 'TotalSize': 'total_size', 'MinSize': 'min_size',
            'MaxSize': 'max_size', 'TotalAccessCount': 'total_access_count',

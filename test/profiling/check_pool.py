@@ -17,10 +17,8 @@ def expect(what, ok):
 
 def by_site(doc):
     sites = {}
-    table = doc.get("frame_table") or []  # schema 2: frames are indexes into it
     for c in doc["contexts"]:
-        frames = [table[f] if isinstance(f, int) else f for f in c["frames"]]
-        fns = [f["function"].split("(")[0] for f in frames]
+        fns = [f["function"].split("(")[0] for f in c["frames"]]
         site = next((f for f in fns if f.startswith("site_")), None)
         if site is None:
             continue
@@ -54,6 +52,8 @@ def site(sites, name, pool, inner, **want):
 
 def main():
     doc = json.load(open(sys.argv[1]))
+    for c in doc["contexts"]:  # schema 2: frames are indices into frame_table
+        c["frames"] = [doc["frame_table"][i] for i in c["frames"]]
     access = "access" in sys.argv[2:]
     sites = by_site(doc)
     site(sites, "site_pool_short", True, "pool_get", alloc_count=1000, allocs=1000,

@@ -54,8 +54,9 @@ struct got {
     int access_records;
     struct hpf_access acc;
     struct hpf_access_module mods[4];
-    uint64_t hist[4][1024]; /* per context id 1..3 */
-    uint32_t nbins[4];
+    struct hpf_access_words words;
+    uint64_t hist[4][4][1024]; /* per kind 1..3, per context id 1..3 */
+    uint32_t nbins[4][4];
     int hist_records;
 };
 
@@ -75,18 +76,23 @@ static void decode(FILE *f, struct got *g)
         if (rh.type == HPF_REC_ACCESS) {
             g->access_records++;
             memcpy(&g->acc, p, sizeof g->acc);
-            ck_assert_uint_eq(rh.size, sizeof g->acc + g->acc.nmodules * sizeof g->mods[0]);
+            ck_assert_uint_eq(rh.size, sizeof g->acc + g->acc.nmodules * sizeof g->mods[0] +
+                                           sizeof g->words);
             ck_assert_uint_le(g->acc.nmodules, 4);
             memcpy(g->mods, p + sizeof g->acc, g->acc.nmodules * sizeof g->mods[0]);
+            memcpy(&g->words, p + sizeof g->acc + g->acc.nmodules * sizeof g->mods[0],
+                   sizeof g->words);
         } else if (rh.type == HPF_REC_ACCESS_HIST) {
             struct hpf_access_hist h;
             memcpy(&h, p, sizeof h);
             ck_assert_uint_eq(rh.size, sizeof h + h.nbins * 8);
-            ck_assert_uint_eq(h.kind, HPF_HIST_GRANULE);
+            ck_assert_uint_ge(h.kind, HPF_HIST_GRANULE);
+            ck_assert_uint_le(h.kind, HPF_HIST_WORD_SATURATED);
             ck_assert_uint_lt(h.context_id, 4);
             ck_assert_uint_gt(h.nbins, 0);
-            memcpy(g->hist[h.context_id], p + sizeof h, h.nbins * 8);
-            g->nbins[h.context_id] = h.nbins;
+            ck_assert_uint_eq(g->nbins[h.kind][h.context_id], 0); /* one record a kind */
+            memcpy(g->hist[h.kind][h.context_id], p + sizeof h, h.nbins * 8);
+            g->nbins[h.kind][h.context_id] = h.nbins;
             g->hist_records++;
         } else {
             ck_abort_msg("unexpected record type %u", rh.type);
@@ -123,8 +129,8 @@ START_TEST(test_access_records)
 {
     init();
     static int module_a, module_b;
-    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_CALLBACKS, 1, &module_a, 0, 0};
-    struct hp_attach b = {HP_ATTACH_VERSION, sizeof b, HP_MODE_INLINE, 1, &module_b, 0, 0};
+    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_CALLBACKS, 1, &module_a, 0, 0, 0};
+    struct hp_attach b = {HP_ATTACH_VERSION, sizeof b, HP_MODE_INLINE, 1, &module_b, 0, 0, 0};
     ck_assert_int_eq(hp_shadow_attach(&a), 0);
     ck_assert_int_eq(hp_shadow_attach(&b), 0);
     struct hp_ctx *c1 = new_ctx(1), *c2 = new_ctx(2);
@@ -159,16 +165,19 @@ START_TEST(test_access_records)
     ck_assert_uint_eq(g.mods[0].mode, HPF_ACCESS_CALLBACKS);
     ck_assert_uint_eq(g.mods[1].addr, (uintptr_t)&module_b);
     ck_assert_uint_eq(g.mods[1].mode, HPF_ACCESS_INLINE);
+    /* No word plane (word histograms off in this test's options): the trailer says so. */
+    ck_assert_uint_eq(g.words.word, 0);
+    ck_assert_uint_eq(g.words.counter_max, HP_WORD_MAX);
     /* Histograms: freed + live, cut after the last bin that is not 0. */
     ck_assert_int_eq(g.hist_records, 2);
-    ck_assert_uint_eq(g.nbins[1], 4);
-    ck_assert_uint_eq(g.hist[1][0], 15);
-    ck_assert_uint_eq(g.hist[1][1], 0);
-    ck_assert_uint_eq(g.hist[1][2], 2);
-    ck_assert_uint_eq(g.hist[1][3], 1);
-    ck_assert_uint_eq(g.nbins[2], 2);
-    ck_assert_uint_eq(g.hist[2][1], 7);
-    ck_assert_uint_eq(g.nbins[3], 0);
+    ck_assert_uint_eq(g.nbins[HPF_HIST_GRANULE][1], 4);
+    ck_assert_uint_eq(g.hist[HPF_HIST_GRANULE][1][0], 15);
+    ck_assert_uint_eq(g.hist[HPF_HIST_GRANULE][1][1], 0);
+    ck_assert_uint_eq(g.hist[HPF_HIST_GRANULE][1][2], 2);
+    ck_assert_uint_eq(g.hist[HPF_HIST_GRANULE][1][3], 1);
+    ck_assert_uint_eq(g.nbins[HPF_HIST_GRANULE][2], 2);
+    ck_assert_uint_eq(g.hist[HPF_HIST_GRANULE][2][1], 7);
+    ck_assert_uint_eq(g.nbins[HPF_HIST_GRANULE][3], 0);
     /* The live fold of context 1 with its two live blocks. */
     struct hpf_hib h;
     memset(&h, 0, sizeof h);
@@ -198,7 +207,7 @@ START_TEST(test_access_records)
     loads(x, 1);
     hp_shadow_live_del(big_ref, (uintptr_t)big);
     dump(&g);
-    ck_assert_uint_eq(g.hist[1][0], 16);
+    ck_assert_uint_eq(g.hist[HPF_HIST_GRANULE][1][0], 16);
     memset(&h, 0, sizeof h);
     hp_access_fold_into(c1, &h, 1);
     ck_assert_uint_eq(h.total_access_count, 8);
@@ -208,12 +217,82 @@ START_TEST(test_access_records)
 }
 END_TEST
 
+/* Per-word histograms in a dump: freed blocks' words (hp_shadow_word_take at their frees) plus
+ * the live blocks' of the dump, and the saturation counts beside them. */
+START_TEST(test_word_records)
+{
+    hp_options_parse(&hp_opt, "verbosity=0:access_hist_granules=8:access_word_hist_max=64");
+    hp_clock_init();
+    hp_meta_init(64u << 20);
+    hp_profile_init(hp_spool_hib);
+    hp_init_state = HP_INIT_DONE;
+    ck_assert_uint_eq(hp_word_bins, 8);
+    hp_shadow_word_max = 64;
+    static int module;
+    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_CALLBACKS, 1, &module, 0, 0, 0};
+    ck_assert_int_eq(hp_shadow_attach(&a), 0);
+    ck_assert_uint_ne(hp_shadow.hbase, 0);
+    new_ctx(3); /* an access state made before per-word histograms were on: none for it */
+    hp_profile_hists(3)[0] = 1;
+    hp_word_hists_on = 1; /* what core/'s attach does when there is a word plane */
+    new_ctx(1);
+    new_ctx(2);
+    /* Context 1: a freed block of 24 bytes (3 words) ... */
+    uint64_t *f = aligned_alloc(32, 32), *l = aligned_alloc(32, 64);
+    hp_shadow_word_arm(&hp_shadow, (uintptr_t)f, 24);
+    hp_shadow_word_bump(hp_shadow.hbase, (uintptr_t)&f[0]);
+    hp_shadow_word_bump(hp_shadow.hbase, (uintptr_t)&f[2]);
+    struct hp_word_hist w1 = hp_hist_words(hp_profile_hists(1));
+    hp_shadow_word_take(&hp_shadow, (uintptr_t)f, 24, w1.freed, w1.freed_sat, hp_word_bins);
+    /* ... and a live one of 64 bytes with word 1 saturated, word 6 touched once. */
+    hp_shadow_word_arm(&hp_shadow, (uintptr_t)l, 64);
+    hp_shadow_live_add((uintptr_t)l, 64, 1);
+    for (int i = 0; i < 1000; i++)
+        hp_shadow_word_bump(hp_shadow.hbase, (uintptr_t)&l[1]);
+    hp_shadow_word_bump(hp_shadow.hbase, (uintptr_t)&l[6]);
+    /* Context 2: a live block whose words nobody touched: no word records. */
+    uint64_t *u = aligned_alloc(32, 32);
+    hp_shadow_word_arm(&hp_shadow, (uintptr_t)u, 32);
+    hp_shadow_live_add((uintptr_t)u, 32, 2);
+    *hp_shadow_ctr(hp_shadow.base, (uintptr_t)u) += 1; /* a granule access: granule record only */
+
+    struct got g;
+    dump(&g);
+    ck_assert_uint_eq(g.words.word, 8);
+    ck_assert_uint_eq(g.words.max_size, 64);
+    ck_assert_uint_eq(g.words.counter_max, HP_WORD_MAX);
+    ck_assert_uint_eq(g.nbins[HPF_HIST_WORD][1], 7);
+    uint64_t want[7] = {1, HP_WORD_MAX, 1, 0, 0, 0, 1};
+    for (int i = 0; i < 7; i++)
+        ck_assert_uint_eq(g.hist[HPF_HIST_WORD][1][i], want[i]);
+    ck_assert_uint_eq(g.nbins[HPF_HIST_WORD_SATURATED][1], 2);
+    ck_assert_uint_eq(g.hist[HPF_HIST_WORD_SATURATED][1][0], 0);
+    ck_assert_uint_eq(g.hist[HPF_HIST_WORD_SATURATED][1][1], 1);
+    ck_assert_uint_eq(g.nbins[HPF_HIST_WORD][2], 0);
+    ck_assert_uint_eq(g.nbins[HPF_HIST_WORD_SATURATED][2], 0);
+    ck_assert_uint_eq(g.nbins[HPF_HIST_GRANULE][2], 1);
+    ck_assert_uint_eq(g.nbins[HPF_HIST_GRANULE][3], 1);
+    ck_assert_uint_eq(g.nbins[HPF_HIST_WORD][3], 0);
+    ck_assert_ptr_null(hp_hist_words(hp_profile_hists(3)).freed);
+    /* The next dump: live words read afresh (not added to the last dump's), freed ones kept. */
+    hp_shadow_word_bump(hp_shadow.hbase, (uintptr_t)&l[6]);
+    dump(&g);
+    ck_assert_uint_eq(g.hist[HPF_HIST_WORD][1][6], 2);
+    ck_assert_uint_eq(g.hist[HPF_HIST_WORD][1][0], 1);
+    ck_assert_uint_eq(g.hist[HPF_HIST_WORD_SATURATED][1][1], 1);
+    free(f);
+    free(l);
+    free(u);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("access");
     TCase *tc = tcase_create("dump");
     tcase_add_test(tc, test_nothing_without_shadow);
     tcase_add_test(tc, test_access_records);
+    tcase_add_test(tc, test_word_records);
     suite_add_tcase(s, tc);
     return hp_unit_run(s);
 }

@@ -30,6 +30,7 @@
 
 static struct hp_shadow fake;
 static uint64_t *plane0, *plane1;
+static uint8_t *plane2; /* words: a byte per 8 bytes, as many bytes as plane 0 */
 
 static uint64_t *map_plane(void)
 {
@@ -42,11 +43,14 @@ static void setup(void)
 {
     plane0 = map_plane();
     plane1 = map_plane();
+    plane2 = (uint8_t *)map_plane();
     fake.base = (uintptr_t)plane0 - (HEAP >> 3);
     fake.wbase = 0;
+    fake.hbase = 0;
 }
 
 static void with_writes(void) { fake.wbase = (uintptr_t)plane1 - (HEAP >> 3); }
+static void with_words(void) { fake.hbase = (uintptr_t)plane2 - (HEAP >> 3); }
 
 /* What inline instrumentation does for one access at a: one increment of a's counter. */
 static void access_at(uintptr_t a, uint64_t times) { *hp_shadow_ctr(fake.base, a) += times; }
@@ -249,7 +253,7 @@ END_TEST
 
 START_TEST(test_no_shadow_no_work)
 {
-    struct hp_shadow none = {0, 0};
+    struct hp_shadow none = {0, 0, 0};
     struct hp_shadow_sum s;
     hp_shadow_take(&none, HEAP, 640, &s, NULL, 0);
     ck_assert_uint_eq(s.accesses, 0);
@@ -337,11 +341,156 @@ START_TEST(test_large_clear_and_release)
 }
 END_TEST
 
+/* ---------- the word plane ---------- */
+
+static uint64_t words_sum(void)
+{
+    uint64_t s = 0;
+    for (size_t i = 0; i < PLANE_BYTES; i++)
+        s += plane2[i];
+    return s;
+}
+
+START_TEST(test_word_mapping)
+{
+    with_words();
+    /* word(a) = hbase + (a >> 3): 8 bytes share a counter, one byte each. */
+    ck_assert_ptr_eq(hp_shadow_word(fake.hbase, HEAP), plane2);
+    ck_assert_ptr_eq(hp_shadow_word(fake.hbase, HEAP + 7), plane2);
+    ck_assert_ptr_eq(hp_shadow_word(fake.hbase, HEAP + 8), plane2 + 1);
+    ck_assert_ptr_eq(hp_shadow_word(fake.hbase, HEAP + 64 * 3 + 33), plane2 + 28);
+    /* The 47-bit space fits a 16 TiB plane too. */
+    ck_assert_uint_eq((uintptr_t)hp_shadow_word(0, ((uintptr_t)1 << 47) - 1) + 1, HP_SHADOW_PLANE_SIZE);
+    ck_assert_uint_eq(hp_shadow_words(0), 0);
+    ck_assert_uint_eq(hp_shadow_words(1), 1);
+    ck_assert_uint_eq(hp_shadow_words(8), 1);
+    ck_assert_uint_eq(hp_shadow_words(9), 2);
+    ck_assert_uint_eq(hp_shadow_words(48), 6);
+    ck_assert_uint_eq(HP_WORD_MAX, 255);
+}
+END_TEST
+
+/* What a callback does for one access at a (instrument.h, hp_rt_count): plane 0, and plane 2
+ * when the old counter says the granule is armed. */
+static void cb_access(const struct hp_shadow *sh, uintptr_t a)
+{
+    uint64_t *c = hp_shadow_ctr(sh->base, a), old = *c;
+    *c = old + 1;
+    if (old & HP_SHADOW_ARMED)
+        hp_shadow_word_bump(sh->hbase, a);
+}
+
+/* A block's words armed, counted, saturated and taken: the fields of a struct. */
+START_TEST(test_word_counts)
+{
+    with_words();
+    uintptr_t p = HEAP + 64 * 3 + 32; /* a 32-aligned user pointer */
+    size_t size = 44;                 /* 6 words, the last one partly; granules 3 and 4 */
+    /* Not armed: an access counts in plane 0 only. */
+    cb_access(&fake, p);
+    ck_assert_uint_eq(words_sum(), 0);
+    hp_shadow_clear(&fake, p, size);
+    hp_shadow_word_arm(&fake, p, size);
+    ck_assert_uint_eq(*hp_shadow_ctr(fake.base, p), HP_SHADOW_ARMED);
+    ck_assert_uint_eq(*hp_shadow_ctr(fake.base, p + 43), HP_SHADOW_ARMED);
+    ck_assert_uint_eq(*hp_shadow_ctr(fake.base, p - 33), 0); /* neighbours not armed */
+    ck_assert_uint_eq(*hp_shadow_ctr(fake.base, p + 96), 0);
+    ck_assert_uint_eq(words_sum(), 0);
+    for (int i = 0; i < 3; i++)
+        cb_access(&fake, p + 3);  /* word 0: any byte of it */
+    for (int i = 0; i < 300; i++)
+        cb_access(&fake, p + 16); /* word 2: past the counter's top */
+    cb_access(&fake, p + 43);     /* word 5: the last, partial one */
+    cb_access(&fake, p + 96);     /* the next block's granule: not armed */
+    ck_assert_uint_eq(*hp_shadow_word(fake.hbase, p + 16), HP_WORD_MAX);
+    ck_assert_uint_eq(*hp_shadow_word(fake.hbase, p + 96), 0);
+    uint64_t bins[8] = {0}, sat[8] = {0}, peek[8] = {0}, psat[8] = {0};
+    /* A dump's peek adds the same, and leaves the words with their counts. */
+    hp_shadow_word_peek(&fake, p, size, peek, psat, 8);
+    hp_shadow_word_peek(&fake, p, size, peek, NULL, 8);
+    ck_assert_uint_eq(peek[0], 6);
+    ck_assert_uint_eq(peek[2], 2 * HP_WORD_MAX);
+    ck_assert_uint_eq(psat[2], 1);
+    hp_shadow_word_take(&fake, p, size, bins, sat, 8);
+    uint64_t want[8] = {3, 0, HP_WORD_MAX, 0, 0, 1, 0, 0}, wsat[8] = {0, 0, 1, 0, 0, 0, 0, 0};
+    for (int i = 0; i < 8; i++) {
+        ck_assert_uint_eq(bins[i], want[i]);
+        ck_assert_uint_eq(sat[i], wsat[i]);
+    }
+    ck_assert_uint_eq(words_sum(), 0);
+    /* The granule counters' sums leave the arming out, and their clearing disarms. */
+    struct hp_shadow_sum s;
+    hp_shadow_take(&fake, p, size, &s, NULL, 0);
+    ck_assert_uint_eq(s.accesses, 304);
+    ck_assert_uint_eq(s.granules, 2);
+    ck_assert_uint_eq(s.touched, 2);
+    ck_assert_uint_eq(*hp_shadow_ctr(fake.base, p), 0);
+    /* An armed block nobody touched: granules armed, no access, none touched. */
+    hp_shadow_word_arm(&fake, p, size);
+    hp_shadow_peek(&fake, p, size, &s, bins, 8);
+    ck_assert_uint_eq(s.accesses, 0);
+    ck_assert_uint_eq(s.touched, 0);
+    ck_assert_uint_eq(bins[0], 3); /* the histogram got nothing either */
+    /* A take adds to what the bins hold (a context's blocks summed); a shorter histogram gets
+     * its first words, the rest go back to 0 all the same. */
+    cb_access(&fake, p);
+    cb_access(&fake, p + 40);
+    hp_shadow_word_take(&fake, p, size, bins, sat, 2);
+    ck_assert_uint_eq(bins[0], 4);
+    ck_assert_uint_eq(bins[5], 1);
+    ck_assert_uint_eq(words_sum(), 0);
+    hp_shadow_take(&fake, p, size, &s, NULL, 0);
+    /* A block never armed (made before plane 2 existed): nothing known, nothing added. */
+    cb_access(&fake, p);
+    hp_shadow_word_take(&fake, p, size, bins, sat, 8);
+    ck_assert_uint_eq(bins[0], 4);
+}
+END_TEST
+
+/* Arming covers exactly the block's granules and zeroes exactly its words, whatever its size
+ * and start. */
+START_TEST(test_word_arm_exact)
+{
+    with_words();
+    for (uintptr_t off = 0; off < 64; off += 32)
+        for (size_t size = 1; size <= 130; size++) {
+            uintptr_t p = HEAP + 4096 + off;
+            uint64_t n = hp_shadow_words(size), g = hp_shadow_granules(p, size);
+            uint8_t *w = hp_shadow_word(fake.hbase, p);
+            memset(w - 1, 7, n + 2); /* stale counts, and the neighbours' */
+            hp_shadow_word_arm(&fake, p, size);
+            ck_assert_uint_eq(words_sum(), 14);
+            ck_assert_uint_eq(w[-1], 7);
+            ck_assert_uint_eq(w[n], 7);
+            uint64_t *c = hp_shadow_ctr(fake.base, p);
+            for (uint64_t i = 0; i < g; i++)
+                ck_assert_uint_eq(c[i], HP_SHADOW_ARMED);
+            ck_assert_uint_eq(c[-1], 0);
+            ck_assert_uint_eq(c[g], 0);
+            w[-1] = w[n] = 0;
+            hp_shadow_clear(&fake, p, size);
+            ck_assert_uint_eq(plane_sum(plane0), 0);
+        }
+}
+END_TEST
+
+/* Without plane 2 (inline builds, word histograms off) the word functions do nothing. */
+START_TEST(test_word_no_plane)
+{
+    uint64_t bins[4] = {0};
+    hp_shadow_word_arm(&fake, HEAP, 32);
+    hp_shadow_word_take(&fake, HEAP, 32, bins, NULL, 4);
+    hp_shadow_word_peek(&fake, HEAP, 32, bins, NULL, 4);
+    ck_assert_uint_eq(words_sum(), 0);
+    ck_assert_uint_eq(bins[0], 0);
+}
+END_TEST
+
 /* ---------- reservation ---------- */
 
 START_TEST(test_reserve_and_rendezvous)
 {
-    struct hp_shadow a = {0, 0}, b = {0, 0};
+    struct hp_shadow a = {0, 0, 0}, b = {0, 0, 0};
     ck_assert_int_eq(hp_shadow_reserve(&a, 0), 0);
     ck_assert_uint_ne(a.base, 0);
     ck_assert_uint_eq(a.wbase, 0);
@@ -357,7 +506,7 @@ START_TEST(test_reserve_and_rendezvous)
     /* ... and a writes plane reserved by one is found by the other. */
     ck_assert_int_eq(hp_shadow_reserve(&a, 1), 0);
     ck_assert_uint_eq(a.wbase, HP_SHADOW_FIXED_BASE + HP_SHADOW_PLANE_SIZE);
-    struct hp_shadow c = {0, 0};
+    struct hp_shadow c = {0, 0, 0};
     ck_assert_int_eq(hp_shadow_reserve(&c, 1), 0);
     ck_assert_uint_eq(c.wbase, a.wbase);
     ck_assert_int_eq(hp_shadow_reserve(&b, 1), 0);
@@ -372,7 +521,7 @@ START_TEST(test_reserve_when_fixed_place_taken)
     void *m = mmap((void *)HP_SHADOW_FIXED_BASE, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
                    MAP_FIXED_NOREPLACE, -1, 0);
     ck_assert_ptr_eq(m, (void *)HP_SHADOW_FIXED_BASE);
-    struct hp_shadow a = {0, 0};
+    struct hp_shadow a = {0, 0, 0};
     ck_assert_int_eq(hp_shadow_reserve(&a, 1), 0);
     ck_assert_uint_ne(a.base, 0);
     ck_assert_uint_ne(a.base, HP_SHADOW_FIXED_BASE);
@@ -383,32 +532,69 @@ START_TEST(test_reserve_when_fixed_place_taken)
     m = mmap((void *)HP_SHADOW_FIXED_BASE, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
              MAP_FIXED_NOREPLACE, -1, 0);
     ck_assert_ptr_eq(m, (void *)HP_SHADOW_FIXED_BASE);
-    struct hp_shadow b = {0, 0};
+    struct hp_shadow b = {0, 0, 0};
     ck_assert_int_eq(hp_shadow_reserve(&b, 0), 0);
     ck_assert_uint_ne(b.base, HP_SHADOW_FIXED_BASE);
 }
 END_TEST
 
+/* Plane 2 for callback modules when word histograms are on; a runtime of the first struct
+ * layout is still taken, without it. */
+START_TEST(test_attach_words)
+{
+    hp_shadow_word_max = 256;
+    struct hp_attach in = {HP_ATTACH_VERSION, sizeof in, HP_MODE_INLINE, 1, &in, 0, 0, 0};
+    ck_assert_int_eq(hp_shadow_attach(&in), 0);
+    ck_assert_uint_eq(in.hbase, 0); /* inline code cannot count per word */
+    ck_assert_uint_eq(hp_shadow.hbase, 0);
+    struct hp_attach old = {HP_ATTACH_VERSION, HP_ATTACH_SIZE_V1, HP_MODE_CALLBACKS, 1, &old, 0, 0,
+                            0x1234};
+    ck_assert_int_eq(hp_shadow_attach(&old), 0);
+    ck_assert_uint_ne(old.wbase, 0);
+    ck_assert_uint_eq(old.hbase, 0x1234); /* not written: past the caller's struct */
+    ck_assert_uint_eq(hp_shadow.hbase, 0);
+    struct hp_attach cb = {HP_ATTACH_VERSION, sizeof cb, HP_MODE_GCC, 0, &cb, 0, 0, 0};
+    ck_assert_int_eq(hp_shadow_attach(&cb), 0);
+    ck_assert_uint_eq(cb.hbase, HP_SHADOW_FIXED_BASE + 2 * HP_SHADOW_PLANE_SIZE);
+    ck_assert_uint_eq(hp_shadow.hbase, cb.hbase);
+    /* Another copy of the shadow code finds plane 2 at the fixed place's marker. */
+    struct hp_shadow other = {0, 0, 0};
+    ck_assert_int_eq(hp_shadow_reserve(&other, 0), 0);
+    ck_assert_uint_eq(other.hbase, cb.hbase);
+    ++*hp_shadow_word(cb.hbase, (uintptr_t)&cb);
+}
+END_TEST
+
+START_TEST(test_attach_words_off)
+{
+    hp_shadow_word_max = 0;
+    struct hp_attach cb = {HP_ATTACH_VERSION, sizeof cb, HP_MODE_CALLBACKS, 1, &cb, 0, 0, 0};
+    ck_assert_int_eq(hp_shadow_attach(&cb), 0);
+    ck_assert_uint_ne(cb.wbase, 0);
+    ck_assert_uint_eq(cb.hbase, 0);
+}
+END_TEST
+
 START_TEST(test_attach)
 {
-    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_INLINE, 1, &a, 0, 0};
+    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_INLINE, 1, &a, 0, 0, 0};
     ck_assert(!hp_shadow_on());
     ck_assert_int_eq(hp_shadow_attach(&a), 0);
     ck_assert(hp_shadow_on());
     ck_assert_uint_eq(a.base, hp_shadow.base);
     ck_assert_uint_eq(a.wbase, 0);
-    struct hp_attach b = {HP_ATTACH_VERSION, sizeof b, HP_MODE_CALLBACKS, 1, &b, 0, 0};
+    struct hp_attach b = {HP_ATTACH_VERSION, sizeof b, HP_MODE_CALLBACKS, 1, &b, 0, 0, 0};
     ck_assert_int_eq(hp_shadow_attach(&b), 0);
     ck_assert_uint_eq(b.base, a.base);
     ck_assert_uint_ne(b.wbase, 0);
     ck_assert_uint_eq(hp_shadow.wbase, b.wbase);
     /* The runtime attaching for itself names no module. */
-    struct hp_attach rt = {HP_ATTACH_VERSION, sizeof rt, HP_MODE_NONE, 1, NULL, 0, 0};
+    struct hp_attach rt = {HP_ATTACH_VERSION, sizeof rt, HP_MODE_NONE, 1, NULL, 0, 0, 0};
     ck_assert_int_eq(hp_shadow_attach(&rt), 0);
     /* A module attaching twice is one entry, with both modes. */
-    struct hp_attach again = {HP_ATTACH_VERSION, sizeof again, HP_MODE_ABI_UNKNOWN, 1, &a, 0, 0};
+    struct hp_attach again = {HP_ATTACH_VERSION, sizeof again, HP_MODE_ABI_UNKNOWN, 1, &a, 0, 0, 0};
     ck_assert_int_eq(hp_shadow_attach(&again), 0);
-    struct hp_attach bad = {HP_ATTACH_VERSION + 1, sizeof bad, HP_MODE_INLINE, 1, &bad, 0, 0};
+    struct hp_attach bad = {HP_ATTACH_VERSION + 1, sizeof bad, HP_MODE_INLINE, 1, &bad, 0, 0, 0};
     ck_assert_int_eq(hp_shadow_attach(&bad), -1);
     bad.version = HP_ATTACH_VERSION;
     bad.size = 8;
@@ -423,7 +609,7 @@ START_TEST(test_attach)
     ck_assert_uint_eq(hp_shadow_modules(m, 1), 1);
     /* access=0: refused, nothing noted. */
     hp_shadow_refuse = 1;
-    struct hp_attach c = {HP_ATTACH_VERSION, sizeof c, HP_MODE_GCC, 0, &c, 0, 0};
+    struct hp_attach c = {HP_ATTACH_VERSION, sizeof c, HP_MODE_GCC, 0, &c, 0, 0, 0};
     ck_assert_int_eq(hp_shadow_attach(&c), -1);
     ck_assert_uint_eq(hp_shadow_modules(m, 4), 2);
     ck_assert_uint_eq(hp_shadow_modes & HP_MODE_GCC, 0);
@@ -556,9 +742,10 @@ START_TEST(test_paths_clear_and_take)
     void *p = hp_alloc(256, 0, 0); /* shadow off: no shadow work (there is no shadow) */
     ck_assert(!hp_shadow_on());
     hp_free(p);
-    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_INLINE, 1, &a, 0, 0};
+    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_INLINE, 1, &a, 0, 0, 0};
     ck_assert_int_eq(hp_access_attach(&a), 0);
     ck_assert(hp_shadow_on());
+    ck_assert_int_eq(hp_word_hists_on, 0); /* inline: no word plane, states without room */
     /* Plain, aligned (page starts among them), mimalloc-style offset blocks, operator new. */
     void *blocks[64];
     size_t sizes[64];
@@ -602,13 +789,65 @@ START_TEST(test_paths_clear_and_take)
 }
 END_TEST
 
+/* Callback builds: the allocation paths arm small blocks' words, and a free adds them to the
+ * context's per-word histogram and disarms them; larger blocks are never armed. */
+START_TEST(test_paths_words)
+{
+    libc_backend();
+    hp_clock_init();
+    hp_meta_init(64u << 20);
+    hp_stack_init();
+    hp_profile_init(NULL);
+    ck_assert_uint_eq(hp_word_bins, 32); /* access_word_hist_max=256 by default */
+    hp_shadow_word_max = 256;
+    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_CALLBACKS, 1, &a, 0, 0, 0};
+    ck_assert_int_eq(hp_access_attach(&a), 0);
+    ck_assert_uint_ne(hp_shadow.hbase, 0);
+    ck_assert_int_eq(hp_word_hists_on, 1);
+    uint64_t *small[3];
+    for (int i = 0; i < 3; i++) {
+        small[i] = hp_alloc(40, 0, 0); /* one context: the same call site */
+        ck_assert(*hp_shadow_ctr(hp_shadow.base, (uintptr_t)small[i]) & HP_SHADOW_ARMED);
+        ck_assert(*hp_shadow_ctr(hp_shadow.base, (uintptr_t)&small[i][4]) & HP_SHADOW_ARMED);
+    }
+    char *big = hp_alloc(257, 0, 0);
+    ck_assert_uint_eq(*hp_shadow_ctr(hp_shadow.base, (uintptr_t)big), 0);
+    uint32_t ctx = hp_hdr(small[0])->context_id;
+    ck_assert_uint_ne(ctx, 0);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_uint_eq(hp_hdr(small[i])->context_id, ctx);
+        cb_access(&hp_shadow, (uintptr_t)&small[i][1]);
+        for (int k = 0; k < 260; k++)
+            cb_access(&hp_shadow, (uintptr_t)&small[i][4] + 3);
+    }
+    cb_access(&hp_shadow, (uintptr_t)big);
+    ck_assert_uint_eq(*hp_shadow_word(hp_shadow.hbase, (uintptr_t)big), 0);
+    ck_assert_uint_eq(*hp_shadow_ctr(hp_shadow.base, (uintptr_t)big), 1);
+    hp_free(small[0]);
+    hp_free(small[1]);
+    /* realloc takes the old block's words as a free does. */
+    void *r = hp_realloc(small[2], 4000);
+    ck_assert_ptr_nonnull(r);
+    struct hp_word_hist w = hp_hist_words(hp_profile_hists(ctx));
+    uint64_t want[6] = {0, 3, 0, 0, 3 * HP_WORD_MAX, 0};
+    for (int i = 0; i < 6; i++)
+        ck_assert_uint_eq(w.freed[i], want[i]);
+    ck_assert_uint_eq(w.freed_sat[4], 3);
+    ck_assert_uint_eq(w.freed_sat[1], 0);
+    /* The freed blocks' granules: disarmed with their counters. */
+    ck_assert_uint_eq(*hp_shadow_ctr(hp_shadow.base, (uintptr_t)small[0]), 0);
+    hp_free(big);
+    hp_free(r);
+}
+END_TEST
+
 /* access=0: modules are refused and the paths do no shadow work. */
 START_TEST(test_access_off)
 {
     libc_backend();
     hp_options_parse(&hp_opt, "output=:verbosity=0:access=0");
     hp_access_init();
-    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_INLINE, 1, &a, 0, 0};
+    struct hp_attach a = {HP_ATTACH_VERSION, sizeof a, HP_MODE_INLINE, 1, &a, 0, 0, 0};
     ck_assert_int_eq(hp_access_attach(&a), -1);
     ck_assert(!hp_shadow_on());
     void *p = hp_alloc(64, 0, 0);
@@ -772,11 +1011,17 @@ int main(void)
     tcase_add_test(tc, test_writes_plane);
     tcase_add_test(tc, test_large_take_gives_pages_back);
     tcase_add_test(tc, test_large_clear_and_release);
+    tcase_add_test(tc, test_word_mapping);
+    tcase_add_test(tc, test_word_counts);
+    tcase_add_test(tc, test_word_arm_exact);
+    tcase_add_test(tc, test_word_no_plane);
     suite_add_tcase(s, tc);
     TCase *tr = tcase_create("reservation");
     tcase_add_test(tr, test_reserve_and_rendezvous);
     tcase_add_test(tr, test_reserve_when_fixed_place_taken);
     tcase_add_test(tr, test_attach);
+    tcase_add_test(tr, test_attach_words);
+    tcase_add_test(tr, test_attach_words_off);
     suite_add_tcase(s, tr);
     TCase *tg = tcase_create("registry");
     tcase_add_test(tg, test_live_registry);
@@ -787,6 +1032,7 @@ int main(void)
     tcase_add_test(tl, test_blocks_never_share_a_counter);
     tcase_add_test(tl, test_paths_clear_and_take);
     tcase_add_test(tl, test_access_off);
+    tcase_add_test(tl, test_paths_words);
     suite_add_tcase(s, tl);
     return hp_unit_run(s);
 }

@@ -51,7 +51,8 @@ else
         python3 - "$1" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-nodes = [c for c in doc["contexts"] if any(f["function"] == "make_node" for f in c["frames"])]
+ft = doc["frame_table"]
+nodes = [c for c in doc["contexts"] if any(ft[i]["function"] == "make_node" for i in c["frames"])]
 ok = (len(nodes) == 1 and nodes[0]["pool"] is True and nodes[0]["alloc_count"] == 1000 and
       nodes[0]["live_count"] == 1000 and nodes[0]["total_size"] == 64000)
 sys.exit(0 if ok else 1)

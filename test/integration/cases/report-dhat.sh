@@ -66,7 +66,7 @@ dh_view() {
 # top_frame JSON: the first frame of the report's first context (the most bytes), as the DHAT
 # file starts it: its address and a colon.
 top_frame() {
-    python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["contexts"][0]["frames"][0]["address"] + ":")' "$1"
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["frame_table"][d["contexts"][0]["frames"][0]]["address"] + ":")' "$1"
 }
 
 if have_shim report-dhat; then

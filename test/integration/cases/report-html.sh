@@ -43,13 +43,15 @@ top_fn_is() {
     local tname=$1 html=$2 json=$3 want got
     want=$(python3 -c '
 import json, sys
-c = json.load(open(sys.argv[1]))["contexts"][0]
-f = c["frames"][0] if c["frames"] else None
+doc = json.load(open(sys.argv[1]))
+c = doc["contexts"][0]
+f = doc["frame_table"][c["frames"][0]] if c["frames"] else None
 print("[no stack]" if f is None else f["function"] or f["module"].rsplit("/", 1)[-1] + "+0x")
 ' "$json")
     got=$(grep -o 'id="top-fn">[^<]*' "$html.dom" | head -1 | sed 's/^id="top-fn">//')
     case $got in
-    "$want"*) ok "$tname" ;;
+    "") bad "$tname" "no top context on the page" ;;
+    "$want"*) [ -n "$want" ] && ok "$tname" || bad "$tname" "no first context read from the JSON report" ;;
     *) bad "$tname" "top context shows '$got', the JSON report's first is '$want'" ;;
     esac
 }
