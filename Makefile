@@ -74,7 +74,7 @@ RUNIT_SRCS := $(wildcard report/test/test_*.c)
 RUNIT_BINS := $(patsubst report/test/%.c,$(BUILD)/runit/%,$(RUNIT_SRCS))
 PROG_SRCS  := $(wildcard test/progs/*.c) $(wildcard test/progs/*.cc)
 
-.PHONY: all check unit integration progs bench bench-model clean shim report demo install uninstall
+.PHONY: all check unit integration progs bench bench-model clean shim report demo install uninstall fuzz
 .DEFAULT_GOAL := all
 # Keep the unit-test objects (make would delete them as intermediates after each test build).
 .SECONDARY:
@@ -131,6 +131,22 @@ $(BUILD)/rsan/%.o: %.c
 $(BUILD)/heapprof-report-san: report/main.c $(RSAN_OBJS)
 	@mkdir -p $(BUILD)
 	$(CC) $(REPORT_CFLAGS) $(SAN) -o $@ report/main.c $(RSAN_OBJS) $(REPORT_LIBS)
+
+# The libFuzzer target for the profile reader (report/fuzz/): clang's libFuzzer with ASan and
+# UBSan. `make fuzz` runs it FUZZ_TIME seconds on the seeds, keeping what it finds in
+# build/fuzz/corpus and crashing inputs in build/fuzz/ (docs/REPORT.md, "Fuzzing the reader").
+# The case report-fuzz runs it for a few seconds in make check.
+FUZZ_CFLAGS := -g -O1 $(WARN) -std=gnu11 -D_GNU_SOURCE -Ishim -Ireport \
+	-fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+FUZZ_TIME ?= 600
+$(BUILD)/fuzz_profile: report/fuzz/fuzz_profile.c $(REPORT_LIB_SRCS) $(wildcard report/*.h) shim/format/format.h
+	@mkdir -p $(BUILD)
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ report/fuzz/fuzz_profile.c $(REPORT_LIB_SRCS) $(REPORT_LIBS)
+
+fuzz: $(BUILD)/fuzz_profile
+	@mkdir -p $(BUILD)/fuzz/corpus
+	$(BUILD)/fuzz_profile -max_total_time=$(FUZZ_TIME) -rss_limit_mb=2048 -timeout=30 \
+		-artifact_prefix=$(BUILD)/fuzz/ $(FUZZ_ARGS) $(BUILD)/fuzz/corpus report/fuzz/corpus
 
 # Shim unit tests link the test objects (not the preloaded .so).
 $(BUILD)/unit/%: test/unit/%.c test/unit/unit_support.h $(TEST_OBJS)

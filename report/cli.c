@@ -38,6 +38,9 @@ static const char hr_usage[] =
     "  -s, --sort KEY          context order, largest first: total_size (default),\n"
     "                          alloc_count, live_size, peak_live_size, max_live_size,\n"
     "                          total_lifetime_ms, total_access_count, access_density\n"
+    "  -S, --sections LIST     text: the sections to print, comma-separated, in this order:\n"
+    "                          bytes, count, peak, leaked, temporary, sizes, contexts,\n"
+    "                          access; or all (default), none\n"
     "  -M, --metric NAME       figure of folded lines and of the HTML flame graph:\n"
     "                          alloc_bytes (bytes, default), alloc_count (count),\n"
     "                          inuse_bytes (leaked), inuse_count, peak_bytes (peak),\n"
@@ -136,12 +139,13 @@ static int hr_parse_args(int argc, char **argv, struct hr_args *a, FILE *out, FI
         {"merge", no_argument, NULL, 'm'},        {"diff", required_argument, NULL, 'd'},
         {"metric", required_argument, NULL, 'M'}, {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
+        {"sections", required_argument, NULL, 'S'},
         {NULL, 0, NULL, 0},
     };
     optind = 0; /* glibc: full re-initialisation, so tests can call us more than once */
     opterr = 0; /* our own one-line messages */
     int c;
-    while ((c = getopt_long(argc, argv, ":f:o:n:s:md:M:hV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":f:o:n:s:S:md:M:hV", longopts, NULL)) != -1) {
         switch (c) {
         case 'f': {
             int f = 0;
@@ -163,6 +167,10 @@ static int hr_parse_args(int argc, char **argv, struct hr_args *a, FILE *out, FI
         case 's':
             if (hr_sort_key_parse(optarg, &a->opts.sort))
                 return hr_usage_error(err, "unknown sort key", optarg);
+            break;
+        case 'S':
+            if (hr_sections_parse(optarg, &a->opts.sections_off))
+                return hr_usage_error(err, "unknown section in", optarg);
             break;
         case 'm':
             a->merge = 1;

@@ -16,6 +16,7 @@ struct hr_output_opts {
     size_t top;            /* text: contexts shown per profile; 0 = all */
     size_t json_top;       /* JSON: the same, 0 (all) unless --top was given */
     FILE *warn;            /* symbolisation warnings; NULL to drop them */
+    unsigned sections_off; /* text: HR_SECTION_* bits of the sections left out; 0 = all */
     enum hr_metric metric; /* folded: the figure of each line; html: the flame graph's first */
     /* Every profile loaded from the command line, in argument order, when the writer gets one
      * profile made of them (merged): the HTML page draws the live heap of each dump over
@@ -23,6 +24,20 @@ struct hr_output_opts {
     struct hr_profile *const *inputs;
     size_t ninputs;
 };
+
+/* The sections of the text report (--sections), in the order it prints them. */
+#define HR_SECTION_BYTES (1u << 0)     /* top contexts by bytes allocated */
+#define HR_SECTION_COUNT (1u << 1)     /* top contexts by allocations */
+#define HR_SECTION_PEAK (1u << 2)      /* top contexts by bytes live at the peak */
+#define HR_SECTION_LEAKED (1u << 3)    /* top contexts by bytes live at the dump */
+#define HR_SECTION_TEMPORARY (1u << 4) /* contexts whose blocks lived under 1 ms on average */
+#define HR_SECTION_SIZES (1u << 5)     /* block sizes in power-of-two buckets */
+#define HR_SECTION_CONTEXTS (1u << 6)  /* the listing of --top contexts in --sort order */
+#define HR_SECTION_ACCESS (1u << 7)    /* cold and hottest-per-byte, with access data */
+
+/* Parses a --sections list ("bytes,count,...", "all", "none"): 0 and *off set to the bits left
+ * out, or -1 for an unknown name. */
+int hr_sections_parse(const char *list, unsigned *off);
 
 /* Write every profile; JSON is one object for one profile, an array for several. Return 0, or
  * -1 when out of memory (output errors are left for the caller's ferror/fclose). */

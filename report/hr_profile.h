@@ -1,5 +1,5 @@
 /* In-memory model of one parsed heapprof profile, and the functions that build it:
- * hr_profile_load/parse (parse.c, parse_access.c), the context table (contexts.c), HIB merging
+ * hr_profile_load/parse (parse_load.c, parse.c, parse_access.c), the context table (contexts.c), HIB merging
  * (hib_merge.c), context ordering (sort.c) and the figures derived from access data
  * (access.c). */
 #ifndef HR_PROFILE_H
@@ -116,7 +116,15 @@ struct hr_profile {
     size_t nsources;
 };
 
-/* Reads and parses FILE. Returns 0, or -1 with a one-line reason in err (without the path). */
+/* The most bytes hr_profile_load reads: a larger regular file is refused, a pipe that delivers
+ * more (or whose records declare more) is an error. A python3 profile of 16k contexts is about
+ * 1 MB. The environment's HEAPPROF_REPORT_MAX_SIZE overrides it; tests lower hr_profile_max. */
+#define HR_PROFILE_MAX_SIZE ((size_t)1 << 30)
+extern size_t hr_profile_max;
+
+/* Reads and parses FILE (parse_load.c): a regular file up to its size when opened, a pipe or
+ * FIFO up to hr_profile_max bytes; directories and devices are refused. Returns 0, or -1 with a
+ * one-line reason in err (without the path). */
 int hr_profile_load(struct hr_profile *p, const char *path, char err[HR_ERR_MAX]);
 
 /* Parses a profile held in memory; takes ownership of data (malloc'ed) in every case. */

@@ -1,13 +1,9 @@
 /* Reads a .hpf profile into struct hr_profile, checking every length against the bytes that are
  * really there: a malformed or truncated file gives one error line, never a bad read. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "hr_profile.h"
 
@@ -656,50 +652,6 @@ int hr_profile_parse(struct hr_profile *p, const char *path, uint8_t *data, size
         return -1;
     hr_access_resolve_modules(p);
     return 0;
-}
-
-int hr_profile_load(struct hr_profile *p, const char *path, char err[HR_ERR_MAX])
-{
-    memset(p, 0, sizeof *p);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        hr_err(err, "%s", strerror(errno));
-        return -1;
-    }
-    /* Read to end of file rather than trusting st_size, so pipes and /dev/stdin work too. */
-    struct stat st;
-    size_t cap = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536;
-    size_t got = 0;
-    uint8_t *data = malloc(cap);
-    for (;;) {
-        if (!data) {
-            hr_err(err, "out of memory");
-            close(fd);
-            return -1;
-        }
-        if (got == cap) {
-            uint8_t *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(data, cap * 2);
-            if (!bigger)
-                free(data);
-            data = bigger;
-            cap *= 2;
-            continue;
-        }
-        ssize_t n = read(fd, data + got, cap - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            hr_err(err, "read error: %s", strerror(errno));
-            free(data);
-            close(fd);
-            return -1;
-        }
-        if (n == 0)
-            break;
-        got += (size_t)n;
-    }
-    close(fd);
-    return hr_profile_parse(p, path, data, got, err);
 }
 
 void hr_profile_free(struct hr_profile *p)

@@ -2,11 +2,13 @@
  * function and source line at pc - 1 and DWARF for the functions inlined there, and caches the
  * answer per pc. */
 #include <dwarf.h>
+#include <errno.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "hr_symbolize.h"
 
@@ -108,6 +110,31 @@ static int hr_is_file_path(const char *path)
     return path[0] == '/';
 }
 
+/* Hands m's file to libdwfl; NULL when it cannot be read. Only a regular file is opened: a
+ * damaged profile may name a FIFO or a device, whose open or read would never end. Each file
+ * that cannot be read is one warning line (deleted, moved, another machine's): its frames keep
+ * their addresses and the module's name, which is no error. */
+static Dwfl_Module *hr_report_module(struct hr_symbolizer *s, struct hr_sym_module *m)
+{
+    struct stat st;
+    const char *why = NULL;
+    if (stat(m->path, &st) != 0)
+        why = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        why = "not a regular file";
+    /* add_p_vaddr = true: libdwfl then takes base as the bias (run-time address minus ELF
+     * vaddr), which is exactly what the profile's load_bias is. */
+    Dwfl_Module *mod = why ? NULL
+                           : dwfl_report_elf(s->dwfl, m->path, m->path, -1, m->rec->load_bias, true);
+    if (!mod && !why)
+        why = dwfl_errmsg(-1);
+    if (why && s->warn)
+        fprintf(s->warn,
+                "heapprof-report: warning: %s: %s: cannot read it (%s); its frames keep their "
+                "addresses\n", s->profile->path, m->path, why);
+    return mod;
+}
+
 struct hr_symbolizer *hr_symbolizer_new(const struct hr_profile *p, FILE *warn)
 {
     struct hr_symbolizer *s = calloc(1, sizeof *s);
@@ -153,9 +180,7 @@ struct hr_symbolizer *hr_symbolizer_new(const struct hr_profile *p, FILE *warn)
                 m->dwmod = s->mods[j].dwmod;
                 continue;
             }
-            /* add_p_vaddr = true: libdwfl then takes base as the bias (run-time address minus
-             * ELF vaddr), which is exactly what the profile's load_bias is. */
-            m->dwmod = dwfl_report_elf(s->dwfl, m->path, m->path, -1, m->rec->load_bias, true);
+            m->dwmod = hr_report_module(s, m);
         }
         dwfl_report_end(s->dwfl, NULL, NULL);
     }

@@ -188,19 +188,18 @@ void hr_text_access_context(FILE *out, const struct hr_profile *p, const struct 
  * allocate) often make the innermost frame the same for many contexts. */
 #define HR_SITE_FRAMES 3
 
-/* A context's allocation site on one line: "f (file:line) < caller < its caller", the innermost
- * frame with its place, inlined functions as frames of their own; addresses where no name. */
-static void hr_text_site(FILE *out, const struct hr_context *c, struct hr_symbolizer *sym)
+void hr_text_site(FILE *out, const struct hr_context *c, struct hr_symbolizer *sym,
+                  unsigned frames)
 {
     if (!c->depth) {
         fputs("(no stack)", out);
         return;
     }
     unsigned shown = 0;
-    for (uint32_t i = 0; i < c->depth && shown < HR_SITE_FRAMES; i++) {
+    for (uint32_t i = 0; i < c->depth && shown < frames; i++) {
         struct hr_frame f;
         hr_symbolize(sym, c->pcs[i], &f);
-        for (const struct hr_frame *g = &f; g && shown < HR_SITE_FRAMES; g = g->next) {
+        for (const struct hr_frame *g = &f; g && shown < frames; g = g->next) {
             fputs(shown++ ? " < " : "", out);
             if (*g->function)
                 hr_text_string(out, g->function, strlen(g->function));
@@ -230,7 +229,7 @@ static void hr_text_cold_line(FILE *out, size_t rank, const struct hr_context *c
             hr_format_bytes(held, bs < 1.8e19 ? (uint64_t)(bs + 0.5) : UINT64_MAX),
             h->total_access_count, hr_num(d, dps < 0 ? 0 : dps),
             (double)h->total_percent_utilized / (double)h->alloc_count);
-    hr_text_site(out, c, sym);
+    hr_text_site(out, c, sym, HR_SITE_FRAMES);
     putc('\n', out);
 }
 
@@ -244,7 +243,7 @@ static void hr_text_hot_line(FILE *out, size_t rank, const struct hr_context *c,
             rank, c->context_id, hr_num(d, hr_access_density(h)), h->total_access_count,
             hr_format_bytes(b, h->total_size), h->alloc_count, h->alloc_count == 1 ? "" : "s",
             h->alloc_count ? (double)h->total_percent_utilized / (double)h->alloc_count : 0.0);
-    hr_text_site(out, c, sym);
+    hr_text_site(out, c, sym, HR_SITE_FRAMES);
     putc('\n', out);
 }
 

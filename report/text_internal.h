@@ -1,4 +1,4 @@
-/* What the text writers share (text_out.c, text_access.c). */
+/* What the text writers share (text_out.c, text_access.c, text_sections.c). */
 #ifndef HR_TEXT_INTERNAL_H
 #define HR_TEXT_INTERNAL_H
 
@@ -30,5 +30,23 @@ void hr_text_frame(FILE *out, uint32_t i, const struct hr_frame *f);
 void hr_text_sources(FILE *out, const struct hr_profile *p);
 int hr_text_diff(FILE *out, const struct hr_profile *p, struct hr_context **order,
                  const struct hr_output_opts *opts, struct hr_symbolizer *sym);
+
+/* A context's allocation site on one line: "f (file:line) < caller < its caller", at most
+ * frames frames, inlined functions as frames of their own; addresses where no name. */
+void hr_text_site(FILE *out, const struct hr_context *c, struct hr_symbolizer *sym,
+                  unsigned frames);
+
+/* Entries of each top-N section (fewer when --top asks for fewer), and frames of their sites. */
+#define HR_SECTION_MAX 5
+#define HR_SECTION_FRAMES 5
+
+static inline int hr_section_on(const struct hr_output_opts *opts, unsigned bit)
+{
+    return !(opts->sections_off & bit);
+}
+
+/* The sections before the context listing (text_sections.c). Returns -1 when out of memory. */
+int hr_text_sections(FILE *out, const struct hr_profile *p, const struct hr_output_opts *opts,
+                     struct hr_symbolizer *sym);
 
 #endif

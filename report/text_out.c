@@ -1,5 +1,5 @@
-/* The human-readable report: process header, totals, then the top contexts with their
- * symbolised stacks, in the spirit of heaptrack_print and DHAT. */
+/* The human-readable report: process header, totals, the sections of text_sections.c, then the
+ * top contexts with their symbolised stacks, in the spirit of heaptrack_print and DHAT. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,12 +212,16 @@ static int hr_text_profile(FILE *out, const struct hr_profile *p,
         free(order);
         return d;
     }
-    size_t shown = opts->top && opts->top < p->ncontexts ? opts->top : p->ncontexts;
-    fprintf(out, "top %zu of %zu contexts by %s\n\n", shown, p->ncontexts,
-            hr_sort_key_name(opts->sort));
-    for (size_t i = 0; i < shown; i++)
-        hr_text_context(out, i + 1, p, order[i], sym);
-    int r = hr_text_access_views(out, p, opts->top, sym);
+    int r = hr_text_sections(out, p, opts, sym);
+    if (r == 0 && hr_section_on(opts, HR_SECTION_CONTEXTS)) {
+        size_t shown = opts->top && opts->top < p->ncontexts ? opts->top : p->ncontexts;
+        fprintf(out, "top %zu of %zu contexts by %s\n\n", shown, p->ncontexts,
+                hr_sort_key_name(opts->sort));
+        for (size_t i = 0; i < shown; i++)
+            hr_text_context(out, i + 1, p, order[i], sym);
+    }
+    if (r == 0 && hr_section_on(opts, HR_SECTION_ACCESS))
+        r = hr_text_access_views(out, p, opts->top, sym);
     hr_symbolizer_free(sym);
     free(order);
     return r;

@@ -2,13 +2,18 @@
  * every single-byte flip, large values in every 64-bit field and random damage must give
  * either a clean one-line error or a profile the writers can print, never a bad access. */
 #include <check.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hpf_writer.h"
 #include "hr_output.h"
 #include "hr_profile.h"
+#include "hr_symbolize.h"
 
 static struct ht_buf good;
 static FILE *devnull;
@@ -149,6 +154,186 @@ START_TEST(random_damage)
 }
 END_TEST
 
+
+/* Loads path; returns the status and leaves the message in err. */
+static int try_load(const char *path, char *err)
+{
+    struct hr_profile p;
+    err[0] = 0;
+    int r = hr_profile_load(&p, path, err);
+    if (r)
+        ck_assert_msg(err[0] && !strchr(err, '\n'), "bad error line: '%s'", err);
+    hr_profile_free(&p);
+    return r;
+}
+
+START_TEST(devices_and_directories_refused)
+{
+    char err[HR_ERR_MAX];
+    ck_assert_int_eq(try_load("/dev/zero", err), -1);
+    ck_assert_msg(strstr(err, "character device") != NULL, "%s", err);
+    ck_assert_int_eq(try_load("/dev/null", err), -1);
+    ck_assert_msg(strstr(err, "character device") != NULL, "%s", err);
+    ck_assert_int_eq(try_load("/", err), -1);
+    ck_assert_msg(strstr(err, "directory") != NULL, "%s", err);
+    /* A /proc file says it has 0 bytes: it is read as a stream, and is no profile. */
+    ck_assert_int_eq(try_load("/proc/self/status", err), -1);
+    ck_assert_msg(strstr(err, "bad magic") != NULL, "%s", err);
+    char *empty = ht_tmpfile("", 0);
+    ck_assert_int_eq(try_load(empty, err), -1);
+    ck_assert_msg(strstr(err, "empty file") != NULL, "%s", err);
+    unlink(empty);
+    free(empty);
+}
+END_TEST
+
+/* A pipe whose other end a child feeds with n bytes of data, then keeps open for linger
+ * seconds (so a reader that waits for EOF would hang) or closes. Returns the read end. */
+static int pipe_from_child(const uint8_t *data, size_t n, unsigned linger, pid_t *child)
+{
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    *child = fork();
+    ck_assert_int_ge(*child, 0);
+    if (*child == 0) {
+        close(fds[0]);
+        size_t off = 0;
+        while (off < n) {
+            ssize_t w = write(fds[1], data + off, n - off);
+            if (w <= 0)
+                _exit(0); /* the reader stopped early: that is allowed */
+            off += (size_t)w;
+        }
+        sleep(linger);
+        _exit(0);
+    }
+    close(fds[1]);
+    return fds[0];
+}
+
+/* Loads /dev/fd/N of a pipe fed with data, the child ended afterwards. */
+static int load_pipe(const uint8_t *data, size_t n, unsigned linger, char *err)
+{
+    pid_t child;
+    int fd = pipe_from_child(data, n, linger, &child);
+    char path[64];
+    snprintf(path, sizeof path, "/dev/fd/%d", fd);
+    time_t t0 = time(NULL);
+    int r = try_load(path, err);
+    /* A reader that waited for the writer to go would take linger seconds. */
+    ck_assert_msg(linger < 30 || time(NULL) - t0 < 20, "the read waited for the writer");
+    close(fd);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    return r;
+}
+
+START_TEST(pipe_reads_whole_profile)
+{
+    char err[HR_ERR_MAX];
+    ck_assert_msg(load_pipe(good.data, good.len, 0, err) == 0, "%s", err);
+    /* Bytes after END are an error from a pipe as from a file. */
+    struct ht_buf b = {0};
+    ht_put(&b, good.data, good.len);
+    ht_zeros(&b, 8);
+    ck_assert_int_eq(load_pipe(b.data, b.len, 0, err), -1);
+    ck_assert_msg(strstr(err, "after the END record") != NULL, "%s", err);
+    free(b.data);
+}
+END_TEST
+
+/* A writer that keeps the pipe open after bytes that cannot be a profile: the reader stops at
+ * what it has (the test's timeout catches a wait for EOF). */
+START_TEST(pipe_stops_at_bad_bytes)
+{
+    char err[HR_ERR_MAX];
+    static const uint8_t zeros[4096];
+    ck_assert_int_eq(load_pipe(zeros, sizeof zeros, 60, err), -1);
+    ck_assert_msg(strstr(err, "bad magic") != NULL, "%s", err);
+    /* A complete profile and one byte more, the writer still there. */
+    struct ht_buf b = {0};
+    ht_put(&b, good.data, good.len);
+    ht_zeros(&b, 1);
+    ck_assert_int_eq(load_pipe(b.data, b.len, 60, err), -1);
+    ck_assert_msg(strstr(err, "after the END record") != NULL, "%s", err);
+    free(b.data);
+}
+END_TEST
+
+/* The bound: a record declaring more than it, and a stream of small records going past it. */
+START_TEST(pipe_bounded)
+{
+    char err[HR_ERR_MAX];
+    size_t saved = hr_profile_max;
+    hr_profile_max = 1 << 16;
+    struct ht_buf b = {0};
+    ht_file_header(&b);
+    struct hpf_record_header big = {.type = HPF_REC_PAD, .size = 1 << 17};
+    ht_put(&b, &big, sizeof big);
+    ck_assert_int_eq(load_pipe(b.data, b.len, 60, err), -1);
+    ck_assert_msg(strstr(err, "declares 131072 bytes") != NULL, "%s", err);
+    b.len = 0;
+    ht_file_header(&b);
+    while (b.len <= (1 << 17))
+        ht_record(&b, HPF_REC_PAD, NULL, 0);
+    ck_assert_int_eq(load_pipe(b.data, b.len, 60, err), -1);
+    ck_assert_msg(strstr(err, "more than 65536 bytes from a pipe") != NULL, "%s", err);
+    /* A regular file beyond the bound is refused before it is read. */
+    char *path = ht_tmpfile(b.data, b.len);
+    ck_assert_int_eq(try_load(path, err), -1);
+    ck_assert_msg(strstr(err, "beyond the maximum profile size") != NULL, "%s", err);
+    unlink(path);
+    free(path);
+    hr_profile_max = saved;
+    free(b.data);
+}
+END_TEST
+
+/* A profile naming a FIFO and a device as modules: the symboliser does not open them (a FIFO's
+ * open would wait for a writer forever, the test's timeout catching it), one warning each. */
+START_TEST(modules_that_are_no_files)
+{
+    char fifo[] = "/tmp/hr_fifo_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(fifo));
+    char path[64];
+    snprintf(path, sizeof path, "%s/f", fifo);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    struct ht_buf b = {0};
+    ht_sample(&b);
+    b.len -= 24; /* drop END, add the modules, END again */
+    b.records--;
+    struct hpf_segment s1 = {.start = 0x401000, .end = 0x401800, .prot = 5};
+    struct hpf_segment s2 = {.start = 0x402000, .end = 0x403000, .prot = 5};
+    ht_module(&b, 0x400000, &s1, 1, NULL, 0, path);
+    ht_module(&b, 0x400000, &s2, 1, NULL, 0, "/dev/zero");
+    ht_end(&b);
+    struct hr_profile p;
+    char err[HR_ERR_MAX];
+    ck_assert_msg(hr_profile_parse(&p, "m.hpf", ht_copy(b.data, b.len), b.len, err) == 0, "%s",
+                  err);
+    FILE *warn = tmpfile();
+    struct hr_symbolizer *sym = hr_symbolizer_new(&p, warn);
+    ck_assert_ptr_nonnull(sym);
+    struct hr_frame f;
+    hr_symbolize(sym, 0x401100, &f);
+    ck_assert_str_eq(f.module, path);
+    hr_symbolizer_free(sym);
+    char *w = ht_slurp(warn), want[512];
+    snprintf(want, sizeof want,
+             "heapprof-report: warning: m.hpf: %s: cannot read it (not a regular file); its "
+             "frames keep their addresses\n"
+             "heapprof-report: warning: m.hpf: /dev/zero: cannot read it (not a regular file); "
+             "its frames keep their addresses\n", path);
+    ck_assert_msg(strcmp(w, want) == 0, "%s", w);
+    free(w);
+    fclose(warn);
+    hr_profile_free(&p);
+    unlink(path);
+    rmdir(fifo);
+    free(b.data);
+}
+END_TEST
+
 int main(void)
 {
     devnull = fopen("/dev/null", "w");
@@ -162,6 +347,11 @@ int main(void)
     tcase_add_test(tc, every_byte_flip);
     tcase_add_test(tc, large_values_everywhere);
     tcase_add_test(tc, random_damage);
+    tcase_add_test(tc, devices_and_directories_refused);
+    tcase_add_test(tc, pipe_reads_whole_profile);
+    tcase_add_test(tc, pipe_stops_at_bad_bytes);
+    tcase_add_test(tc, pipe_bounded);
+    tcase_add_test(tc, modules_that_are_no_files);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
