@@ -121,31 +121,40 @@ static void finish_backend(void *aa, void *fn)
 
 /* The allocator that comes before the shim now leads to it (backend/patch.c): the backend is
  * that allocator's original code. */
-static int use_patched(void)
+static int use_patched(int headerless)
 {
     hp_be.name = "patched";
     void *in_use = hp_patch_patched("malloc"); /* the function itself, not a PLT entry for it */
     const void *base = hp_object_start(in_use);
     hp_be.base = base;
     fill(RTLD_DEFAULT, "", base);
-    /* Every entry point the shim calls must be the original code, never a patched entry. */
-    *(void **)&hp_be.malloc = hp_patch_original("malloc");
-    *(void **)&hp_be.free = hp_patch_original("free");
-    *(void **)&hp_be.calloc = hp_patch_original("calloc");
-    *(void **)&hp_be.realloc = hp_patch_original("realloc");
-    *(void **)&hp_be.memalign = hp_patch_original("memalign");
-    *(void **)&hp_be.usable_size = hp_patch_original("malloc_usable_size");
-    *(void **)&hp_be.mallocx = hp_patch_original("mallocx");
-    *(void **)&hp_be.rallocx = hp_patch_original("rallocx");
-    *(void **)&hp_be.xallocx = hp_patch_original("xallocx");
-    *(void **)&hp_be.dallocx = hp_patch_original("dallocx");
+    /* Every entry point the shim calls must be the original code, never a patched entry.
+     * Without headers only some are patched: the others (fill's) are the original code. */
+    hp_be.headerless = headerless;
+#define ORIGINAL(field, name)                                                                    \
+    do {                                                                                          \
+        void *o_ = hp_patch_original(name);                                                       \
+        if (o_ || !headerless)                                                                    \
+            *(void **)&hp_be.field = o_;                                                          \
+    } while (0)
+    ORIGINAL(malloc, "malloc");
+    ORIGINAL(free, "free");
+    ORIGINAL(calloc, "calloc");
+    ORIGINAL(realloc, "realloc");
+    ORIGINAL(memalign, "memalign");
+    ORIGINAL(usable_size, "malloc_usable_size");
+    ORIGINAL(mallocx, "mallocx");
+    ORIGINAL(rallocx, "rallocx");
+    ORIGINAL(xallocx, "xallocx");
+    ORIGINAL(dallocx, "dallocx");
+#undef ORIGINAL
     if (!hp_be.malloc || !hp_be.free) {
         hp_error("the patched allocator has no malloc or free");
         return -1;
     }
     finish_backend(hp_patch_original("aligned_alloc"), in_use);
-    hp_info("patched %d entry points of %s, the allocator that comes before the shim",
-            hp_patch_count(), hp_be.object);
+    hp_info("patched %d entry points of %s, the allocator that comes before the shim%s",
+            hp_patch_count(), hp_be.object, headerless ? ", to profile without headers" : "");
     return 0;
 }
 
@@ -223,7 +232,7 @@ void *hp_backend_next(const char *name, const void **where_out)
     return fn;
 }
 
-int hp_backend_init(const char *name, void *self_malloc, int patch, int *passthrough)
+int hp_backend_init(const char *name, void *self_malloc, int patch, int headerless, int *passthrough)
 {
     void *handle = RTLD_NEXT;
     const char *prefix = "";
@@ -245,10 +254,13 @@ int hp_backend_init(const char *name, void *self_malloc, int patch, int *passthr
         const char *why = "patch_allocator=0";
         hp_be.in_front = 1;
         find_libc();
-        if (patch && hp_patch_allocator(in_use, &why) == 0)
-            return use_patched();
+        int rc = patch ? hp_patch_allocator(in_use, headerless, &why) : -1;
+        if (rc == 0)
+            return use_patched(0);
         hp_be.why_not_patched = why;
         *passthrough = 1;
+        if (rc == 1) /* patched, to be profiled without headers: the shim forwards and records */
+            return use_patched(1);
         handle = RTLD_DEFAULT;
         name = "in-use";
     } else if (!hp_strcmp(name, "glibc")) {

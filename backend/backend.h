@@ -51,8 +51,14 @@ struct hp_backend {
      * the address range of its mapping, whose frames are left off the top of every stack
      * (its wrapper would otherwise be every allocation's site); 0, 0 if none. */
     uintptr_t fwd_lo, fwd_hi;
-    /* Passthrough: why the allocator in front of the shim was not patched. */
+    /* Passthrough: why the allocator in front of the shim was not patched (with headerless:
+     * why not completely). */
     const char *why_not_patched;
+    /* The allocator in front of the shim is patched but not completely (why_not_patched): its
+     * C and C++ entry points lead to the shim, which forwards (passthrough) and records each
+     * block by address, without a header (core/headerless.c). The functions above are its
+     * original code. */
+    int headerless;
     /* An allocator comes before the shim in symbol lookup (patched, or passthrough). */
     int in_front;
     /* With an allocator in front of the shim (patched or passthrough): glibc's own functions
@@ -118,10 +124,11 @@ const void *hp_object_start(const void *addr);
 /* Resolve the backend called `name` ("next" or "glibc"). self_malloc is the shim's own malloc,
  * used to detect an allocator that comes before the shim in symbol lookup (linked into the
  * program or preloaded first); with `patch`, that allocator's entry points are patched to lead
- * to the shim (patch.c) and it becomes the backend ("patched"). Returns 0 on success;
- * on failure the message has already been printed. Sets *passthrough when the process's
- * malloc stays another allocator's: hp_be is then that allocator and the shim must forward
- * without headers. */
-int hp_backend_init(const char *name, void *self_malloc, int patch, int *passthrough);
+ * to the shim (patch.c) and it becomes the backend ("patched"); with headerless, an allocator
+ * that cannot be patched completely is patched to be profiled without headers (hp_be.headerless).
+ * Returns 0 on success; on failure the message has already been printed. Sets *passthrough when
+ * the process's malloc stays another allocator's: hp_be is then that allocator and the shim must
+ * forward without headers (recording by address when hp_be.headerless). */
+int hp_backend_init(const char *name, void *self_malloc, int patch, int headerless, int *passthrough);
 
 #endif

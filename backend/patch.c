@@ -739,7 +739,7 @@ static int takes_back(const char *name)
 /* Patching must be complete or not happen: a block the shim made, with its header, that
  * reached one of the allocator's free paths past the patched entry points would be freed at
  * the wrong address (PartitionAlloc traps on it). reach.c looks for such paths. */
-static int complete(const char **why)
+static int complete(const char **why, int *bypass)
 {
     static struct hp_reach_entry ents[NNAMES + MAX_APIS];
     int n = 0;
@@ -758,7 +758,46 @@ static int complete(const char **why)
      * __tsan_*, its interceptors), none of which frees a block of the program's; the code
      * behind it shares its internals (their assertions, their own allocator) with free. */
     int runtime = defined_in("__sanitizer_print_stack_trace");
-    return hp_reach_check(ents, n, !runtime, why);
+    return hp_reach_check(ents, n, !runtime, why, bypass);
+}
+
+/* The entry points patched for an allocator profiled without headers: the C and C++ ones,
+ * whose shim functions hand the allocator's own pointers through untouched when the shim
+ * profiles without headers. Others (jemalloc's flags, mimalloc's heaps, tcmalloc's and glibc's
+ * extra names) stay as they are: what goes through them is not seen, and cannot be harmed. The
+ * shim serves the aligned forms with the allocator's memalign and reallocarray with its
+ * realloc: without those they stay as they are too. */
+static int headerless_name(const char *name, int memalign, int realloc)
+{
+    static const char *const plain[] = {"malloc", "free", "calloc", "realloc", "cfree"};
+    static const char *const aligned[] = {"memalign", "aligned_alloc", "posix_memalign", "valloc",
+                                          "pvalloc"};
+    if (!hp_strncmp(name, "_Zd", 3))
+        return 1;
+    if (!hp_strncmp(name, "_Zn", 3))
+        return memalign || !contains(name, "align_val_t");
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+        if (!hp_strcmp(name, plain[i]))
+            return 1;
+    for (size_t i = 0; i < sizeof aligned / sizeof aligned[0]; i++)
+        if (!hp_strcmp(name, aligned[i]))
+            return memalign;
+    return realloc && !hp_strcmp(name, "reallocarray");
+}
+
+/* Keep of hooks[] only the entry points patched for profiling without headers. */
+static void keep_headerless_hooks(void)
+{
+    int memalign = 0, realloc = 0;
+    for (int j = 0; j < nhooks; j++) {
+        memalign |= !hp_strcmp(hooks[j].name, "memalign");
+        realloc |= !hp_strcmp(hooks[j].name, "realloc");
+    }
+    int k = 0;
+    for (int j = 0; j < nhooks; j++)
+        if (headerless_name(hooks[j].name, memalign, realloc))
+            hooks[k++] = hooks[j];
+    nhooks = k;
 }
 
 /* The allocator's other API functions that the object at base exports (the rest come from its
@@ -774,7 +813,7 @@ static void exported_apis(void)
     }
 }
 
-int hp_patch_allocator(void *malloc_fn, const char **why)
+int hp_patch_allocator(void *malloc_fn, int allow_headerless, const char **why)
 {
     Dl_info info;
     if (patched) {
@@ -810,22 +849,31 @@ int hp_patch_allocator(void *malloc_fn, const char **why)
     }
     if (symtab_scan("", malloc_fn, base, self, why) != 0)
         return -1;
-    if (complete(why) != 0)
-        return -1;
+    int bypass = 0;
+    int rc = complete(why, &bypass);
     /* Belt and braces: Chromium's allocator shim (chromium, Electron apps: PartitionAlloc as
      * malloc) is also called inside the program through its own dispatch, past any entry
      * point, and a block of the shim's freed that way traps. reach.c finds its dispatch (its
      * free jumps through a table); should a build inline that differently, the program is
      * still known by what it exports: ChromeMain, or Chromium's sandbox overrides of
      * getaddrinfo and localtime64_r, which no allocator defines. */
-    if (defined_in("ChromeMain") || (defined_in("getaddrinfo") && defined_in("localtime64_r"))) {
+    if (rc == 0 &&
+        (defined_in("ChromeMain") || (defined_in("getaddrinfo") && defined_in("localtime64_r")))) {
         *why = "it is Chromium's allocator shim, which the program also calls by its own ways";
-        return -1;
+        rc = -1;
+        bypass = 1;
     }
+    if (rc != 0 && !(bypass && allow_headerless))
+        return -1;
+    if (rc != 0)
+        keep_headerless_hooks();
+    const char *why_not = *why;
     if (install_hooks(why) != 0)
         return -1;
     patched = 1;
-    return 0;
+    if (rc != 0)
+        *why = why_not;
+    return rc != 0;
 }
 
 /* Write the jumps of hooks[0..nhooks): all or none. */
@@ -920,7 +968,8 @@ int hp_patch_prefixed(const char *prefix, const char **why)
         return -1;
     if (nhooks == 0)
         return 0; /* no such allocator */
-    if (complete(why) != 0)
+    int bypass;
+    if (complete(why, &bypass) != 0)
         return -1;
     if (install_hooks(why) != 0)
         return -1;
@@ -961,9 +1010,9 @@ void hp_patch_resume(int state) { in_backend = (uint8_t)state; }
 
 #else
 
-int hp_patch_allocator(void *malloc_fn, const char **why)
+int hp_patch_allocator(void *malloc_fn, int allow_headerless, const char **why)
 {
-    (void)malloc_fn;
+    (void)malloc_fn, (void)allow_headerless;
     *why = "patching is implemented for x86_64 only";
     return -1;
 }

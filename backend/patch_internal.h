@@ -12,8 +12,11 @@
 /* Patch the allocator entry points that the object holding `malloc_fn` defines. Returns 0 when
  * they all lead to the shim now; then hp_patch_original(name) gives a function that runs the
  * original `name` (NULL if the object has none). Returns -1 (and changes nothing) when they
- * cannot all be patched; *why then says why. */
-int hp_patch_allocator(void *malloc_fn, const char **why);
+ * cannot all be patched; *why then says why. With allow_headerless, an allocator whose free
+ * paths the program also reaches past the entry points (but whose entry points can be
+ * patched safely) has its C and C++ allocation entry points patched all the same, for the
+ * shim to profile without headers: returns 1 then, *why saying why not every path is seen. */
+int hp_patch_allocator(void *malloc_fn, int allow_headerless, const char **why);
 void *hp_patch_original(const char *name);
 /* Where a call of the function at addr goes: addr, or for a PLT entry that stands for the
  * function (a non-PIE program that takes its address), the function itself. */
@@ -47,7 +50,11 @@ struct hp_reach_entry {
  * dispatches through a pointer, when an internal free function's address is stored in the
  * object's data, or, in the main program, when code reachable from its start or its
  * initialisers calls or jumps to one without passing an entry point, and when any of this
- * cannot be read. 0: none of that was found. */
-int hp_reach_check(const struct hp_reach_entry *ent, int n, int walk, const char **why);
+ * cannot be read. 0: none of that was found. *bypass is 1 when the answer is no because of a
+ * path past the entry points alone (a dispatch table, an internal free function's address in
+ * data, a call of one): patching the entry points is still safe then, though not enough for
+ * headers; 0 when the code could not be read or keeps a register across an entry point's
+ * call (-fipa-ra), where patching itself is not safe. */
+int hp_reach_check(const struct hp_reach_entry *ent, int n, int walk, const char **why, int *bypass);
 
 #endif

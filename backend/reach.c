@@ -43,6 +43,7 @@ struct reach {
     uintptr_t found, from;   /* an internal free function reached, and the code that does */
     uintptr_t kept;          /* a call of an entry point after which a clobbered register is read */
     int overflow;
+    int bypass;              /* the answer is no because of a path past the entry points */
 };
 
 static int in_exec(const struct reach *r, uintptr_t a)
@@ -206,6 +207,7 @@ static int internal_frees(struct reach *r, const char **why)
         if (dispatch && frees) {
             *why = "its free dispatches through a table of functions, which the program can "
                    "also call past the entry points";
+            r->bypass = 1;
             return -1;
         }
     }
@@ -396,20 +398,25 @@ static void roots(struct reach *r) { reach_to(r, (uintptr_t)getauxval(AT_ENTRY),
 
 static char why_buf[200];
 
-int hp_reach_check(const struct hp_reach_entry *ent, int nent, int walk_code, const char **why)
+int hp_reach_check(const struct hp_reach_entry *ent, int nent, int walk_code, const char **why,
+                   int *bypass)
 {
     static struct reach r;
     hp_memset(&r, 0, sizeof r);
+    *bypass = 0;
     r.ent = ent;
     r.nent = nent;
     if (nent <= 0 || !dl_iterate_phdr(find_object, &r) || r.xhi <= r.xlo) {
         *why = "the allocator's code is in no loaded object";
         return -1;
     }
-    if (internal_frees(&r, why) != 0)
+    if (internal_frees(&r, why) != 0) {
+        *bypass = r.bypass;
         return -1;
+    }
     uintptr_t slot = stored_in_data(&r);
     if (slot) {
+        *bypass = 1;
         hp_fmt(why_buf, sizeof why_buf, "the address of one of its internal free functions "
                "(0x%lx) is stored in its data at 0x%lx, for calls past the entry points",
                (unsigned long)(*(const uintptr_t *)slot - r.bias), (unsigned long)(slot - r.bias));
@@ -440,6 +447,7 @@ int hp_reach_check(const struct hp_reach_entry *ent, int nent, int walk_code, co
             rc = -1;
         }
         if (rc == 0 && r.found) {
+            *bypass = !r.kept;
             hp_fmt(why_buf, sizeof why_buf, "the program's code at 0x%lx calls one of its "
                    "internal free functions (0x%lx) past the entry points",
                    (unsigned long)(r.from - r.bias), (unsigned long)(r.found - r.bias));
@@ -456,9 +464,11 @@ int hp_reach_check(const struct hp_reach_entry *ent, int nent, int walk_code, co
 
 #else
 
-int hp_reach_check(const struct hp_reach_entry *ent, int nent, int walk_code, const char **why)
+int hp_reach_check(const struct hp_reach_entry *ent, int nent, int walk_code, const char **why,
+                   int *bypass)
 {
     (void)ent, (void)nent, (void)walk_code;
+    *bypass = 0;
     *why = "patching is implemented for x86_64 only";
     return -1;
 }

@@ -145,7 +145,9 @@ void hr_json_summary(FILE *out, const char *indent, const struct hpf_summary *s)
     hr_json_u64(out, in, "shadow_resident", s->shadow_resident, 0);
     hr_json_u64(out, in, "shadow_registry_bytes", s->shadow_registry_bytes, 0);
     hr_json_u64(out, in, "pool_unknown_frees", s->pool_unknown_frees, 0);
-    hr_json_u64(out, in, "pool_dropped", s->pool_dropped, 1);
+    hr_json_u64(out, in, "pool_dropped", s->pool_dropped, 0);
+    hr_json_u64(out, in, "headerless", s->headerless, 0);
+    hr_json_u64(out, in, "headerless_unseen_frees", s->headerless_unseen_frees, 1);
     fprintf(out, "%s},\n", indent);
 }
 

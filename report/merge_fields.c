@@ -60,6 +60,11 @@ static void hr_summary_add(struct hpf_summary *d, const struct hpf_summary *s)
     d->metadata_resident += s->metadata_resident;
     d->shadow_resident += s->shadow_resident;
     d->shadow_registry_bytes += s->shadow_registry_bytes;
+    d->pool_unknown_frees += s->pool_unknown_frees;
+    d->pool_dropped += s->pool_dropped;
+    if (s->headerless) /* any process profiled without headers */
+        d->headerless = 1;
+    d->headerless_unseen_frees += s->headerless_unseen_frees;
 }
 
 /* The process record, strings and argv of the group's first-started process. */

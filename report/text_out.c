@@ -101,6 +101,10 @@ static void hr_text_totals(FILE *out, const struct hr_profile *p)
         fprintf(out, "  pool API     %" PRIu64 " free%s of unknown objects, %" PRIu64
                 " report%s dropped\n", s->pool_unknown_frees, hr_s(s->pool_unknown_frees),
                 s->pool_dropped, hr_s(s->pool_dropped));
+    if (s->headerless) /* blocks kept by address: some frees are seen only at a reuse */
+        fprintf(out, "  allocator    profiled without headers (not every free path patched): %" PRIu64
+                " block%s found freed unseen when its address was reused\n",
+                s->headerless_unseen_frees, hr_s(s->headerless_unseen_frees));
     fprintf(out, "  metadata     %s of %s budget", hr_format_bytes(a, s->metadata_bytes),
             hr_format_bytes(b, s->metadata_budget));
     if (s->metadata_resident) /* 0: not recorded in this profile */

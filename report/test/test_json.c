@@ -103,7 +103,7 @@ START_TEST(one_profile_object)
     ck_assert(strstr(out, "\"killed_by\": 0,\n"));
     ck_assert(strstr(out, "\"metadata_resident\": 32768,\n"));
     ck_assert(strstr(out, "\"shadow_registry_bytes\": 0,\n"));
-    ck_assert(strstr(out, "\"pool_unknown_frees\": 0,\n    \"pool_dropped\": 0\n"));
+    ck_assert(strstr(out, "\"pool_unknown_frees\": 0,\n    \"pool_dropped\": 0,\n    \"headerless\": 0,\n    \"headerless_unseen_frees\": 0\n"));
     ck_assert(strstr(out, "\"pool\": false,\n"));
     /* context 2 (3096 bytes) before context 1 (1000 bytes) */
     char *c2 = strstr(out, "\"context_id\": 2,");

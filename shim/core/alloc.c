@@ -215,6 +215,8 @@ static inline __attribute__((always_inline)) void *alloc_impl(size_t size, size_
             p = hp_be.malloc(size); /* zeroed below when the allocator has no calloc */
         if (p && zero && !hp_be.calloc)
             memset(p, 0, size);
+        if (hp_headerless)
+            hp_hl_alloc(p, size, (uintptr_t)__builtin_frame_address(0));
         return p;
     }
     if (HP_UNLIKELY(size > HP_MAX_REQUEST || fault_check())) {
@@ -408,6 +410,8 @@ static inline __attribute__((always_inline)) int free_impl(void *p, int xflags, 
     if (HP_UNLIKELY(hp_passthrough)) {
         if (only_own)
             return 0;
+        if (hp_headerless)
+            hp_hl_free(p);
         be_free(p, xflags);
         errno = saved;
         return 1;
@@ -606,8 +610,11 @@ HP_HOT void *hp_realloc(void *p, size_t size)
     }
     if (!hp_ready())
         return NULL; /* unreachable: only bootstrap blocks exist before init */
-    if (hp_passthrough)
+    if (hp_passthrough) {
+        if (hp_headerless)
+            return hp_hl_realloc(p, size, (uintptr_t)__builtin_frame_address(0));
         return hp_be.realloc ? hp_be.realloc(p, size) : NULL;
+    }
     struct hp_header *h = our_header(p);
     if (!h || h->state != HP_STATE_LIVE)
         return realloc_not_live(p, h, size);

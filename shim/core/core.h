@@ -21,6 +21,7 @@
 enum { HP_INIT_NONE = 0, HP_INIT_RUNNING = 1, HP_INIT_DONE = 2 };
 extern int hp_init_state;
 extern int hp_passthrough;    /* another allocator won symbol resolution: forward only */
+extern int hp_headerless;     /* with hp_passthrough: its blocks recorded by address (headerless.c) */
 extern int hp_realloc_zero_frees; /* backend's realloc(p, 0) frees and returns NULL */
 /* Returns 1 when the shim is ready; 0 while init runs (caller must use the bootstrap arena). */
 int hp_init_slow(void);

@@ -37,6 +37,14 @@ uint32_t hp_access_alloc(uintptr_t user, uint64_t size, uint32_t ctx);
 void hp_access_take(uintptr_t user, const struct hp_header *h, struct hp_access *acc);
 void hp_access_free(uintptr_t user, const struct hp_header *h);
 
+/* An allocator profiled without headers (headerless.c, with hp_headerless): its block p of
+ * size bytes recorded by address (a context from the stack above the shim's frame `frame`),
+ * its free recorded (before the allocator has the block back), and realloc through its own
+ * function with both recorded. */
+void hp_hl_alloc(void *p, size_t size, uintptr_t frame);
+void hp_hl_free(void *p);
+void *hp_hl_realloc(void *p, size_t size, uintptr_t frame);
+
 /* Look mimalloc's own functions up, after the backend is known (mimalloc.c). */
 void hp_mi_init(void);
 /* Find glibc's signal functions now, from the constructor: a signal handler that calls them

@@ -123,7 +123,7 @@ static void do_init(void)
     hp_secret = hp_mix64(seed ^ (uint64_t)(uintptr_t)&seed);
 
     if (hp_backend_init(hp_opt.backend, hp_self_malloc_addr(), (int)hp_opt.patch_allocator,
-                        &hp_passthrough) != 0) {
+                        (int)hp_opt.headerless, &hp_passthrough) != 0) {
         hp_error("no usable allocator found; aborting");
         hp_exit(127);
     }
@@ -135,7 +135,15 @@ static void do_init(void)
                 "the process; this one only forwards to %s", hp_be.other_shim, self, hp_be.object);
         return;
     }
-    if (hp_passthrough) {
+    if (hp_passthrough && hp_be.headerless) {
+        /* Its pointers are its own: a free through any of its paths is harmless. */
+        hp_headerless = 1;
+        hp_profile_headerless = 1;
+        hp_warn("another allocator (%s) comes before the shim and serves malloc, and it cannot "
+                "be patched completely (%s); its blocks are profiled without headers (frees "
+                "through paths past its entry points are seen when their address is reused)",
+                hp_be.object, hp_be.why_not_patched ? hp_be.why_not_patched : "?");
+    } else if (hp_passthrough) {
         hp_warn("another allocator (%s) comes before the shim and serves malloc, and it was "
                 "not patched (%s); the shim only forwards to it and records nothing",
                 hp_be.object, hp_be.why_not_patched ? hp_be.why_not_patched : "?");

@@ -20,7 +20,7 @@ static __thread int busy;
  * then unknown addresses, and counted as such, but the program never notices. */
 static inline int usable(void)
 {
-    return hp_ready() && !hp_passthrough && hp_profiling;
+    return hp_ready() && (!hp_passthrough || hp_headerless) && hp_profiling;
 }
 
 /* Access profiling. The shadow's registry wants 32-byte aligned pointers and the shadow counts
@@ -31,9 +31,7 @@ static inline int usable(void)
 static inline uintptr_t acc_base(uintptr_t a) { return a & ~(uintptr_t)31; }
 static inline uint64_t acc_size(uintptr_t a, uint64_t size) { return size + (a & 31); }
 
-/* The object's free recorded with the profiler (its access figures taken first while the
- * shadow is on). */
-static void record_obj_free(const struct hp_pool_obj *o)
+void hp_pobj_free(const struct hp_pool_obj *o)
 {
     if (!o->ctx || !hp_profiling)
         return;
@@ -51,26 +49,31 @@ static void record_obj_free(const struct hp_pool_obj *o)
     }
 }
 
-/* The allocation report's work; frame: a frame of the shim's on this stack, where the walk to
- * the program's report call starts. */
-static void obj_alloc(uintptr_t pool, uintptr_t addr, uint64_t size, uintptr_t frame)
+int hp_pobj_alloc(struct hp_ptab *t, uintptr_t pool, uintptr_t addr, uint64_t size, uintptr_t frame,
+                  uint32_t ctx_flag)
 {
     struct hp_pool_obj o = {addr, pool, size, 0, hp_now_ms(), hp_cpu(), 0};
     o.ctx = hp_profile_alloc_at(size, o.alloc_ms, o.cpu, frame);
-    if (o.ctx)
-        hp_profile_ctx_flag(o.ctx, HPF_LIVE_POOL);
+    if (o.ctx && ctx_flag)
+        hp_profile_ctx_flag(o.ctx, ctx_flag);
     if (HP_UNLIKELY(hp_shadow_on()))
         o.live_ref = hp_access_alloc(acc_base(addr), acc_size(addr, size), o.ctx);
     struct hp_pool_obj old;
-    int r = hp_ptab_insert(&o, &old);
-    if (r == 0) {
-        /* No metadata to keep it: its free could never be matched, so it is not counted. */
+    int r = hp_ptab_insert(t, &o, &old);
+    if (r == 0)
+        hp_pobj_free(&o); /* its free could never be matched: not counted */
+    else if (r == 2)
+        hp_pobj_free(&old);
+    return r;
+}
+
+/* The allocation report's work; frame: a frame of the shim's on this stack, where the walk to
+ * the program's report call starts. Reported again without a free: the earlier object's life
+ * ends here. */
+static void obj_alloc(uintptr_t pool, uintptr_t addr, uint64_t size, uintptr_t frame)
+{
+    if (hp_pobj_alloc(&hp_pool_objs, pool, addr, size, frame, HPF_LIVE_POOL) == 0)
         hp_count(&hp_counters.pool_dropped);
-        record_obj_free(&o);
-    } else if (r == 2) {
-        /* Reported again without a free: the earlier object's life ends here. */
-        record_obj_free(&old);
-    }
 }
 
 void hp_pool_alloc(uintptr_t pool, uintptr_t addr, size_t size)
@@ -99,8 +102,8 @@ void hp_pool_free(uintptr_t addr)
     int saved = errno;
     busy = 1;
     struct hp_pool_obj o;
-    if (hp_ptab_remove(addr, &o))
-        record_obj_free(&o);
+    if (hp_ptab_remove(&hp_pool_objs, addr, &o))
+        hp_pobj_free(&o);
     else
         hp_count(&hp_counters.pool_unknown_frees);
     busy = 0;
@@ -120,8 +123,8 @@ void hp_pool_resize(uintptr_t addr, size_t size)
     int saved = errno;
     busy = 1;
     struct hp_pool_obj o;
-    if (hp_ptab_remove(addr, &o)) {
-        record_obj_free(&o);
+    if (hp_ptab_remove(&hp_pool_objs, addr, &o)) {
+        hp_pobj_free(&o);
         obj_alloc(o.pool, addr, size, (uintptr_t)__builtin_frame_address(0));
     } else {
         hp_count(&hp_counters.pool_unknown_frees);
@@ -153,9 +156,9 @@ void hp_pool_destroy(uintptr_t pool)
     struct hp_pool_obj batch[64];
     unsigned cursor = 0;
     size_t n;
-    while ((n = hp_ptab_take_pool(pool, &cursor, batch, sizeof batch / sizeof batch[0])) > 0)
+    while ((n = hp_ptab_take_pool(&hp_pool_objs, pool, &cursor, batch, sizeof batch / sizeof batch[0])) > 0)
         for (size_t i = 0; i < n; i++)
-            record_obj_free(&batch[i]);
+            hp_pobj_free(&batch[i]);
     busy = 0;
     errno = saved;
 }

@@ -1,6 +1,6 @@
-/* The address-keyed table of pool objects (pool_internal.h): 64 shards by the address's hash,
- * each an open-addressing table with linear probing under its own lock, grown from the
- * metadata arena. No libc, no allocation through the shim. */
+/* The address-keyed tables of blocks without a shim header (pool_internal.h): 64 shards by the
+ * address's hash, each an open-addressing table with linear probing under its own lock, grown
+ * from the metadata arena. No libc, no allocation through the shim. */
 #include "core/pool_internal.h"
 #include "rt/rt.h"
 
@@ -16,11 +16,20 @@ struct shard {
     struct hp_pool_obj *slots;
 } __attribute__((aligned(HP_CACHELINE)));
 
-static struct shard shards[SHARDS];
+struct hp_ptab {
+    struct shard shards[SHARDS];
+};
+
+struct hp_ptab hp_pool_objs, hp_headerless_blocks;
+static struct hp_ptab *const tables[] = {&hp_pool_objs, &hp_headerless_blocks};
+#define NTABLES (sizeof tables / sizeof tables[0])
 
 /* One multiply mixes the address: objects of a pool are often at a fixed stride. */
 static inline uint64_t mix(uintptr_t a) { return (uint64_t)a * 0x9e3779b97f4a7c15ull; }
-static inline struct shard *shard_of(uintptr_t a) { return &shards[mix(a) >> (64 - SHARDS_LOG)]; }
+static inline struct shard *shard_of(struct hp_ptab *t, uintptr_t a)
+{
+    return &t->shards[mix(a) >> (64 - SHARDS_LOG)];
+}
 static inline uint64_t home(const struct shard *s, uintptr_t a) { return (mix(a) >> 8) & s->mask; }
 
 /* The slot holding addr, or the empty slot where it would go (table not full: load <= 1/2). */
@@ -50,9 +59,9 @@ static int grow(struct shard *s)
     return 1;
 }
 
-int hp_ptab_insert(const struct hp_pool_obj *o, struct hp_pool_obj *old)
+int hp_ptab_insert(struct hp_ptab *t, const struct hp_pool_obj *o, struct hp_pool_obj *old)
 {
-    struct shard *s = shard_of(o->addr);
+    struct shard *s = shard_of(t, o->addr);
     hp_lock(&s->lock);
     if ((uint64_t)(s->count + 1) * 2 > (s->mask ? s->mask + 1 : 0) && !grow(s)) {
         hp_unlock(&s->lock);
@@ -91,9 +100,9 @@ static void delete_at(struct shard *s, uint64_t i)
     s->count--;
 }
 
-int hp_ptab_remove(uintptr_t addr, struct hp_pool_obj *out)
+int hp_ptab_remove(struct hp_ptab *t, uintptr_t addr, struct hp_pool_obj *out)
 {
-    struct shard *s = shard_of(addr);
+    struct shard *s = shard_of(t, addr);
     int r = 0;
     hp_lock(&s->lock);
     if (s->mask) {
@@ -108,11 +117,11 @@ int hp_ptab_remove(uintptr_t addr, struct hp_pool_obj *out)
     return r;
 }
 
-size_t hp_ptab_take_pool(uintptr_t pool, unsigned *cursor, struct hp_pool_obj *out, size_t max)
+size_t hp_ptab_take_pool(struct hp_ptab *t, uintptr_t pool, unsigned *cursor, struct hp_pool_obj *out, size_t max)
 {
     size_t n = 0;
     for (; *cursor < SHARDS && n == 0; ) {
-        struct shard *s = &shards[*cursor];
+        struct shard *s = &t->shards[*cursor];
         hp_lock(&s->lock);
         /* A deletion moves a later object into slot i: look at i again before going on (an
          * object moved from the table's start to its end is seen twice, which is harmless). */
@@ -131,28 +140,32 @@ size_t hp_ptab_take_pool(uintptr_t pool, unsigned *cursor, struct hp_pool_obj *o
     return n;
 }
 
-uint64_t hp_ptab_count(void)
+uint64_t hp_ptab_count(struct hp_ptab *t)
 {
     uint64_t n = 0;
     for (unsigned i = 0; i < SHARDS; i++)
-        n += __atomic_load_n(&shards[i].count, __ATOMIC_RELAXED);
+        n += __atomic_load_n(&t->shards[i].count, __ATOMIC_RELAXED);
     return n;
 }
 
+/* Fork: the tables in the order of tables[], each shard in order. */
 void hp_ptab_fork_prepare(void)
 {
-    for (unsigned i = 0; i < SHARDS; i++)
-        hp_lock(&shards[i].lock);
+    for (unsigned k = 0; k < NTABLES; k++)
+        for (unsigned i = 0; i < SHARDS; i++)
+            hp_lock(&tables[k]->shards[i].lock);
 }
 
 void hp_ptab_fork_parent(void)
 {
-    for (unsigned i = 0; i < SHARDS; i++)
-        hp_unlock(&shards[i].lock);
+    for (unsigned k = NTABLES; k-- > 0;)
+        for (unsigned i = 0; i < SHARDS; i++)
+            hp_unlock(&tables[k]->shards[i].lock);
 }
 
 void hp_ptab_fork_child(void)
 {
-    for (unsigned i = 0; i < SHARDS; i++)
-        hp_lock_reset(&shards[i].lock);
+    for (unsigned k = 0; k < NTABLES; k++)
+        for (unsigned i = 0; i < SHARDS; i++)
+            hp_lock_reset(&tables[k]->shards[i].lock);
 }

@@ -208,6 +208,8 @@ void hp_write_summary(struct writer *w)
     s.foreign_frees = hp_counters.foreign_frees;
     s.pool_unknown_frees = __atomic_load_n(&hp_counters.pool_unknown_frees, __ATOMIC_RELAXED);
     s.pool_dropped = __atomic_load_n(&hp_counters.pool_dropped, __ATOMIC_RELAXED);
+    s.headerless = (uint64_t)hp_profile_headerless;
+    s.headerless_unseen_frees = __atomic_load_n(&hp_counters.headerless_unseen_frees, __ATOMIC_RELAXED);
     s.double_frees = hp_counters.double_frees;
     s.bootstrap_bytes = hp_boot_bytes();
     s.metadata_bytes = hp_meta_used();

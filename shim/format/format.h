@@ -311,6 +311,11 @@ struct hpf_summary {
      * interrupted a report on its own thread). */
     uint64_t pool_unknown_frees;
     uint64_t pool_dropped;
+    /* An allocator that could not be patched completely, profiled without headers, by address
+     * (headerless = 1): blocks freed through paths past its patched entry points, counted
+     * when it handed their address out again (their lifetime ends there). */
+    uint64_t headerless;
+    uint64_t headerless_unseen_frees;
 };
 /* SUMMARY records of profiles written before killed_by existed are this long. */
 #define HPF_SUMMARY_MIN_SIZE 144u

@@ -7,6 +7,7 @@
 
 struct hp_prof hp_prof;
 int hp_profiling;
+int hp_profile_headerless;
 
 /* Address space the profiler's tables take for these sizes. */
 static uint64_t table_bytes(uint64_t max_contexts, uint64_t hib_size, uint64_t nways)

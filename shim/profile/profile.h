@@ -102,7 +102,12 @@ struct hp_counters {
     uint64_t foreign_frees, double_frees, unprofiled_allocs, truncated_stacks, evicted_hibs;
     uint64_t page_probes; /* mincore calls of the free path (not in the profile) */
     uint64_t pool_unknown_frees, pool_dropped; /* the pool API's (core/pool.c) */
+    /* An allocator profiled without headers (core/headerless.c): blocks whose free was not
+     * seen, found dead when the allocator handed their address out again. */
+    uint64_t headerless_unseen_frees;
 };
+/* 1 when the allocator is profiled without headers (set by core/ at init). */
+extern int hp_profile_headerless;
 extern struct hp_counters hp_counters;
 static inline void hp_count(uint64_t *c) { __atomic_fetch_add(c, 1, __ATOMIC_RELAXED); }
 

@@ -1,12 +1,18 @@
 /* An allocator linked into the program, like Chromium's PartitionAlloc: its free checks that the
  * pointer starts one of its blocks and traps otherwise, so a block made by the shim (with its
- * header) that reaches it unpatched kills the program. Built in variants (linked-chromium-like.sh),
- * each also with segments that are not contiguous (-z max-page-size=0x200000, as Chromium's):
- *   (none)        main frees through the internal pool_free, past free(): not patched;
- *   -DSIZED_FREE  main frees through an unexported sized free that calls pool_free: not patched;
- *   -DDISPATCH    free jumps through a table of functions that main also calls: not patched;
- *   -DCOMPLETE    every free goes through free(): patched, 100 blocks of 100 bytes profiled;
- *   -DCHROME_MAIN with -DCOMPLETE, exports ChromeMain (-rdynamic): left alone by name. */
+ * header) that reaches it unpatched kills the program. It keeps the last block freed and hands
+ * its address out again for the next request of that size, so a block freed past the entry
+ * points is seen dead at the reuse. Built in variants (linked-chromium-like.sh), each also with
+ * segments that are not contiguous (-z max-page-size=0x200000, as Chromium's):
+ *   (none)        main frees through the internal pool_free, past free(): profiled without headers;
+ *   -DSIZED_FREE  main frees through an unexported sized free that calls pool_free: the same;
+ *   -DDISPATCH    free jumps through a table of functions that main also calls: the same;
+ *   -DCOMPLETE    every free goes through free(): patched, with headers;
+ *   -DCHROME_MAIN with -DCOMPLETE, exports ChromeMain (-rdynamic): known by name, profiled
+ *                 without headers.
+ * Each run: 100 blocks of 100 bytes freed one by one as the variant frees (99 of them freed
+ * unseen when the path is past the entry points, the last live), then 20 blocks of 200 bytes
+ * freed through free(), then a block of 50 bytes grown by realloc to 300 and freed. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,10 +21,16 @@
 
 #define MAGIC 0x5a17c0de5a17c0deull
 static char *cur, *end;
+static uint64_t *last_freed; /* the block pool_free had last, handed out again for its size */
 
 static void *pool_alloc(size_t n)
 {
     n = (n + 15) & ~(size_t)15;
+    if (last_freed && last_freed[-1] == n) {
+        void *p = last_freed;
+        last_freed = NULL;
+        return p;
+    }
     if (!cur || (size_t)(end - cur) < n + 16) {
         size_t len = n + 16 > (1u << 24) ? n + 16 : (1u << 24);
         cur = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -38,6 +50,8 @@ static __attribute__((noinline)) void pool_free(void *p)
 {
     if (p && ((uint64_t *)p)[-2] != MAGIC)
         __builtin_trap();
+    if (p)
+        last_freed = p;
 }
 
 #ifdef SIZED_FREE
@@ -103,6 +117,16 @@ int main(void)
         pool_free(p); /* freed past free() */
 #endif
     }
+    for (int i = 0; i < 20; i++) {
+        void *p = malloc(200);
+        sink = p;
+        free(p);
+    }
+    void *r = malloc(50);
+    sink = r;
+    r = realloc(r, 300); /* the 50 bytes freed, 300 allocated here */
+    sink = r;
+    free(r);
     puts("ok");
     return 0;
 }

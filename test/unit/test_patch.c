@@ -206,11 +206,11 @@ void (*volatile t_table)(void *) = t_internal_c;
 __attribute__((noinline)) void t_free_c(void *p) { t_table(p); __asm__ volatile(""); }
 __attribute__((noinline)) void t_past(void *p) { t_internal_b(p); __asm__ volatile(""); }
 
-static int reach(void (*fn)(void *), const char **why)
+static int reach(void (*fn)(void *), const char **why, int *bypass)
 {
     struct hp_reach_entry e = {(uintptr_t)fn, 0, HP_REACH_FREE};
     *why = "";
-    return hp_reach_check(&e, 1, 1, why);
+    return hp_reach_check(&e, 1, 1, why, bypass);
 }
 
 START_TEST(test_reach)
@@ -220,17 +220,27 @@ START_TEST(test_reach)
     t_free_b(&why);
     t_free_c(&why);
     t_past(&why); /* the path past t_free_b's entry */
-    ck_assert_msg(reach(t_free_a, &why) == 0, "t_free_a: %s", why);
-    ck_assert_int_eq(reach(t_free_b, &why), -1);
+    int bypass = -1;
+    ck_assert_msg(reach(t_free_a, &why, &bypass) == 0, "t_free_a: %s", why);
+    ck_assert_int_eq(bypass, 0);
+    /* A path past the entry point: no for headers, but patching is safe (bypass). */
+    ck_assert_int_eq(reach(t_free_b, &why, &bypass), -1);
     ck_assert_msg(strstr(why, "calls one of its internal free functions"), "t_free_b: %s", why);
-    ck_assert_int_eq(reach(t_free_c, &why), -1);
+    ck_assert_int_eq(bypass, 1);
+    bypass = -1;
+    ck_assert_int_eq(reach(t_free_c, &why, &bypass), -1);
     ck_assert_msg(strstr(why, "dispatches through a table"), "t_free_c: %s", why);
+    ck_assert_int_eq(bypass, 1);
+    /* Code the reader cannot follow is no bypass: nothing is known. */
+    struct hp_reach_entry none = {0, 0, HP_REACH_FREE};
+    ck_assert_int_eq(hp_reach_check(&none, 1, 1, &why, &bypass), -1);
+    ck_assert_int_eq(bypass, 0);
     /* Without the walk (a sanitizer's runtime): only the entry points are looked at. */
     struct hp_reach_entry e = {(uintptr_t)t_free_b, 0, HP_REACH_FREE};
-    ck_assert_int_eq(hp_reach_check(&e, 1, 0, &why), 0);
+    ck_assert_int_eq(hp_reach_check(&e, 1, 0, &why, &bypass), 0);
     /* t_internal_b also called by an allocation entry point: not a free function of its own. */
     struct hp_reach_entry both[] = {{(uintptr_t)t_free_b, 0, HP_REACH_FREE}, {(uintptr_t)t_past, 0, HP_REACH_ALLOC}};
-    ck_assert_msg(hp_reach_check(both, 2, 1, &why) == 0, "%s", why);
+    ck_assert_msg(hp_reach_check(both, 2, 1, &why, &bypass) == 0, "%s", why);
 }
 END_TEST
 
