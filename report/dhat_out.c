@@ -240,19 +240,10 @@ static int hr_dhat_header(FILE *out, const struct hr_profile *p)
                  "\"tuth\":%u,\n\"cmd\":",
             p->access.present ? "true" : "false", HR_DHAT_SHORT_US);
     /* argv joined by spaces, as DHAT shows a command */
-    size_t len = 0;
-    for (uint32_t i = 0; i < p->process.argc; i++)
-        len += p->argv[i].len + 1;
-    char *cmd = malloc(len + 1);
+    size_t at;
+    char *cmd = hr_command_line(p, &at);
     if (!cmd)
         return -1;
-    size_t at = 0;
-    for (uint32_t i = 0; i < p->process.argc; i++) {
-        if (i)
-            cmd[at++] = ' ';
-        memcpy(cmd + at, p->argv[i].ptr, p->argv[i].len);
-        at += p->argv[i].len;
-    }
     hr_json_string(out, cmd, at);
     free(cmd);
     fprintf(out, ",\n\"pid\":%" PRIu32 ",\n\"te\":%" PRIu64 ",\n\"tg\":%" PRIu64 ",\n\"pps\":[",

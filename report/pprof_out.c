@@ -308,20 +308,11 @@ static void hr_pprof_comments(struct hr_pprof *w)
              " ms%s", p->process.pid, hr_pprof_reason(p->process.dump_reason),
              p->process.dump_ms, p->diff_base ? " (a diff: this profile minus its base)" : "");
     hr_pb_uint(&w->out, PB_PROFILE_COMMENT, hr_pprof_strz(w, line));
-    size_t len = 0;
-    for (uint32_t i = 0; i < p->process.argc; i++)
-        len += p->argv[i].len + 1;
-    char *cmd = malloc(len + 1);
+    size_t at;
+    char *cmd = hr_command_line(p, &at);
     if (!cmd) {
         w->oom = 1;
         return;
-    }
-    size_t at = 0;
-    for (uint32_t i = 0; i < p->process.argc; i++) {
-        if (i)
-            cmd[at++] = ' ';
-        memcpy(cmd + at, p->argv[i].ptr, p->argv[i].len);
-        at += p->argv[i].len;
     }
     hr_pb_uint(&w->out, PB_PROFILE_COMMENT, hr_pprof_str(w, cmd, at));
     free(cmd);

@@ -1,5 +1,8 @@
-/* Human-readable byte counts for the text report (binary units, one decimal). */
+/* Human-readable byte counts for the text report (binary units, one decimal), and the
+ * command line as one string for the formats that show it so. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "hr_output.h"
 
@@ -19,4 +22,24 @@ char *hr_format_bytes(char *buf, uint64_t bytes)
     }
     snprintf(buf, HR_BYTES_MAX, "%.1f %s", v, units[u]);
     return buf;
+}
+
+char *hr_command_line(const struct hr_profile *p, size_t *len)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < p->process.argc; i++)
+        n += p->argv[i].len + 1;
+    char *cmd = malloc(n + 1);
+    if (!cmd)
+        return NULL;
+    size_t at = 0;
+    for (uint32_t i = 0; i < p->process.argc; i++) {
+        if (i)
+            cmd[at++] = ' ';
+        memcpy(cmd + at, p->argv[i].ptr, p->argv[i].len);
+        at += p->argv[i].len;
+    }
+    cmd[at] = 0;
+    *len = at;
+    return cmd;
 }

@@ -23,6 +23,21 @@ static inline int usable(void)
     return hp_ready() && (!hp_passthrough || hp_headerless) && hp_profiling;
 }
 
+/* The start of every report: 1 when it goes on (busy is then set and the caller restores errno
+ * and clears busy on its way out), 0 when it is ignored (a null address, the shim not
+ * profiling) or dropped (a report inside a report on this thread, or a size no block can have). */
+static inline int report_enter(uintptr_t addr, size_t size)
+{
+    if (!addr || !usable())
+        return 0;
+    if (busy || size > HP_MAX_REQUEST) {
+        hp_count(&hp_counters.pool_dropped);
+        return 0;
+    }
+    busy = 1;
+    return 1;
+}
+
 /* Access profiling. The shadow's registry wants 32-byte aligned pointers and the shadow counts
  * per 64-byte granule: an object is registered from its address rounded down to 32, with its
  * size grown by as much, which covers exactly the same granules. Objects not 32-byte aligned
@@ -78,14 +93,9 @@ static void obj_alloc(uintptr_t pool, uintptr_t addr, uint64_t size, uintptr_t f
 
 void hp_pool_alloc(uintptr_t pool, uintptr_t addr, size_t size)
 {
-    if (!addr || !usable())
-        return;
-    if (busy || size > HP_MAX_REQUEST) {
-        hp_count(&hp_counters.pool_dropped);
-        return;
-    }
     int saved = errno;
-    busy = 1;
+    if (!report_enter(addr, size))
+        return;
     obj_alloc(pool, addr, size, (uintptr_t)__builtin_frame_address(0));
     busy = 0;
     errno = saved;
@@ -93,14 +103,9 @@ void hp_pool_alloc(uintptr_t pool, uintptr_t addr, size_t size)
 
 void hp_pool_free(uintptr_t addr)
 {
-    if (!addr || !usable())
-        return;
-    if (busy) {
-        hp_count(&hp_counters.pool_dropped);
-        return;
-    }
     int saved = errno;
-    busy = 1;
+    if (!report_enter(addr, 0))
+        return;
     struct hp_pool_obj o;
     if (hp_ptab_remove(&hp_pool_objs, addr, &o))
         hp_pobj_free(&o);
@@ -114,14 +119,9 @@ void hp_pool_free(uintptr_t addr)
  * from the stack of this call: what realloc does to a block of the shim's. */
 void hp_pool_resize(uintptr_t addr, size_t size)
 {
-    if (!addr || !usable())
-        return;
-    if (busy || size > HP_MAX_REQUEST) {
-        hp_count(&hp_counters.pool_dropped);
-        return;
-    }
     int saved = errno;
-    busy = 1;
+    if (!report_enter(addr, size))
+        return;
     struct hp_pool_obj o;
     if (hp_ptab_remove(&hp_pool_objs, addr, &o)) {
         hp_pobj_free(&o);
@@ -145,14 +145,9 @@ void hp_pool_create(uintptr_t pool)
  * whole table is walked: meant for pools that go away now and then, not for every request. */
 void hp_pool_destroy(uintptr_t pool)
 {
-    if (!pool || !usable())
-        return;
-    if (busy) {
-        hp_count(&hp_counters.pool_dropped);
-        return;
-    }
     int saved = errno;
-    busy = 1;
+    if (!report_enter(pool, 0))
+        return;
     struct hp_pool_obj batch[64];
     unsigned cursor = 0;
     size_t n;
