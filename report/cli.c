@@ -260,12 +260,6 @@ static int hr_format_refuses(const struct hr_view *w, const struct hr_args *a, F
                 hr_format_names[a->format]);
         return HR_EXIT_USAGE;
     }
-    /* DHAT has no negative figures: a diff cannot be shown in it. */
-    if (a->format == HR_FORMAT_DHAT && w->v[0]->diff_base) {
-        fputs("heapprof-report: --format dhat cannot show a diff (DHAT has no negative figures)\n",
-              err);
-        return HR_EXIT_USAGE;
-    }
     /* A profile llvm-profdata 16 can read (hr_memprof_check says why not). */
     if (a->format == HR_FORMAT_MEMPROF && hr_memprof_check(w->v[0], msg)) {
         fprintf(err, "heapprof-report: %s: %s\n", w->v[0]->path, msg);

@@ -124,26 +124,38 @@ static int hr_same_stack(const struct hr_context *x, const struct hr_context *y)
     return x->depth == y->depth && memcmp(x->pcs, y->pcs, x->depth * sizeof *x->pcs) == 0;
 }
 
-/* The figures of one program point: the sums over its contexts. */
-struct hr_dhat_pp {
-    uint64_t tb, tbk, tl, mb, mbk, gb, gbk, eb, ebk, rb, wb;
-};
+/* The figures of one program point, DHAT's fields in this order: tb, tbk, tl, mb, mbk, gb, gbk,
+ * eb, ebk, rb, wb. */
+enum { HR_DHAT_NFIELDS = 11 };
 
-static void hr_dhat_add(struct hr_dhat_pp *pp, const struct hr_context *c)
+/* A context's own figures. */
+static void hr_dhat_fields(const struct hr_context *c, int64_t f[HR_DHAT_NFIELDS])
 {
     const struct hpf_hib *h = &c->hib;
-    pp->tb += hr_metric_raw(c, HR_METRIC_ALLOC_BYTES);
-    pp->tbk += hr_metric_raw(c, HR_METRIC_ALLOC_COUNT);
-    pp->tl += h->total_lifetime_ms * HR_DHAT_US_PER_MS;
+    f[0] = (int64_t)hr_metric_raw(c, HR_METRIC_ALLOC_BYTES);
+    f[1] = (int64_t)hr_metric_raw(c, HR_METRIC_ALLOC_COUNT);
+    f[2] = (int64_t)(h->total_lifetime_ms * HR_DHAT_US_PER_MS);
     /* Own maxima of several contexts with one stack: their sum bounds the maximum. */
-    pp->mb += c->live.max_live_size;
-    pp->mbk += c->live.max_live_count;
-    pp->gb += c->live.peak_live_size;
-    pp->gbk += c->live.peak_live_count;
-    pp->eb += c->live.live_size;
-    pp->ebk += c->live.live_count;
-    pp->rb += hr_access_reads(h) * HR_DHAT_ACCESS_BYTES;
-    pp->wb += h->total_write_count * HR_DHAT_ACCESS_BYTES;
+    f[3] = (int64_t)c->live.max_live_size;
+    f[4] = (int64_t)c->live.max_live_count;
+    f[5] = (int64_t)c->live.peak_live_size;
+    f[6] = (int64_t)c->live.peak_live_count;
+    f[7] = (int64_t)c->live.live_size;
+    f[8] = (int64_t)c->live.live_count;
+    f[9] = (int64_t)(hr_access_reads(h) * HR_DHAT_ACCESS_BYTES);
+    f[10] = (int64_t)(h->total_write_count * HR_DHAT_ACCESS_BYTES);
+}
+
+/* Adds a context's figures to sum: its own, or in a diff its change (new minus base). */
+static void hr_dhat_add(int64_t sum[HR_DHAT_NFIELDS], const struct hr_profile *p,
+                        const struct hr_context *c)
+{
+    int64_t f[HR_DHAT_NFIELDS], b[HR_DHAT_NFIELDS] = {0};
+    hr_dhat_fields(c, f);
+    if (p->diff_base && c->base)
+        hr_dhat_fields(c->base, b);
+    for (int i = 0; i < HR_DHAT_NFIELDS; i++)
+        sum[i] += f[i] - b[i];
 }
 
 /* DHAT's per-byte access counts, for a context whose blocks all have one size up to 1024
@@ -198,23 +210,41 @@ static void hr_dhat_acc(FILE *out, const struct hr_profile *p, const struct hr_c
     fputc(']', out);
 }
 
-/* One entry of "pps" for the contexts v[0..n) (one stack); 0, or -1 when out of memory. */
+/* DHAT has no negative figures: a diff is two trees under two outermost frames of their own,
+ * one with every figure that grew (new minus base, where positive), one with every figure that
+ * shrank (base minus new, where positive). A context whose bytes grew and whose lifetimes
+ * shrank is in both. */
+enum hr_dhat_side { HR_DHAT_OWN, HR_DHAT_GREW, HR_DHAT_SHRANK };
+static const char *const hr_dhat_side_frame[] = {
+    [HR_DHAT_GREW] = "[grew: new profile minus base]",
+    [HR_DHAT_SHRANK] = "[shrank: base profile minus new]",
+};
+
+/* One entry of "pps" for the contexts v[0..n) (one stack), on one side of a diff (its frame:
+ * side_frame); 0, or -1 when out of memory. */
 static int hr_dhat_pp(FILE *out, struct hr_dhat *d, struct hr_context *const *v, size_t n,
-                      int *first)
+                      enum hr_dhat_side side, uint32_t side_frame, int *first)
 {
-    struct hr_dhat_pp pp = {0};
+    int64_t sum[HR_DHAT_NFIELDS] = {0};
+    uint64_t f[HR_DHAT_NFIELDS];
     for (size_t i = 0; i < n; i++)
-        hr_dhat_add(&pp, v[i]);
-    if (!pp.tb && !pp.tbk && !pp.eb && !pp.ebk)
-        return 0; /* a context that never allocated (a record without figures) */
+        hr_dhat_add(sum, d->p, v[i]);
+    int none = 1;
+    for (int i = 0; i < HR_DHAT_NFIELDS; i++) {
+        int64_t x = side == HR_DHAT_SHRANK ? -sum[i] : sum[i];
+        f[i] = x > 0 ? (uint64_t)x : 0;
+        none &= f[i] == 0;
+    }
+    if (none)
+        return 0; /* a context that never allocated, or no change on this side */
     fprintf(out, "%s\n{\"tb\":%" PRIu64 ",\"tbk\":%" PRIu64 ",\"tl\":%" PRIu64
             ",\"mb\":%" PRIu64 ",\"mbk\":%" PRIu64 ",\"gb\":%" PRIu64 ",\"gbk\":%" PRIu64
             ",\"eb\":%" PRIu64 ",\"ebk\":%" PRIu64,
-            *first ? "" : ",", pp.tb, pp.tbk, pp.tl, pp.mb, pp.mbk, pp.gb, pp.gbk, pp.eb, pp.ebk);
+            *first ? "" : ",", f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8]);
     *first = 0;
     if (d->p->access.present) {
-        fprintf(out, ",\"rb\":%" PRIu64 ",\"wb\":%" PRIu64, pp.rb, pp.wb);
-        if (n == 1)
+        fprintf(out, ",\"rb\":%" PRIu64 ",\"wb\":%" PRIu64, f[9], f[10]);
+        if (n == 1 && side == HR_DHAT_OWN) /* histograms of a change would be negative */
             hr_dhat_acc(out, d->p, v[0]);
     }
     fputs(",\"fs\":[", out);
@@ -227,6 +257,8 @@ static int hr_dhat_pp(FILE *out, struct hr_dhat *d, struct hr_context *const *v,
         for (uint32_t j = 0; j < k; j++, any = 1)
             fprintf(out, "%s%" PRIu32, any ? "," : "", d->frames[at + j]);
     }
+    if (side != HR_DHAT_OWN) /* outermost */
+        fprintf(out, "%s%" PRIu32, any ? "," : "", side_frame);
     fputs("]}", out);
     return 0;
 }
@@ -277,10 +309,18 @@ int hr_write_dhat(FILE *out, const struct hr_profile *p, const struct hr_output_
         n = opts->json_top; /* --top N: the first N by --sort, as in JSON */
     qsort(v, n, sizeof *v, hr_stack_cmp);
     int first = 1, r = hr_dhat_header(out, p);
+    /* In a diff, the two sides' frames come right after "[root]": ftbl[1] and ftbl[2]. */
+    if (r == 0 && p->diff_base &&
+        (hr_strtab_addz(&d.ftbl, hr_dhat_side_frame[HR_DHAT_GREW]) != 1 ||
+         hr_strtab_addz(&d.ftbl, hr_dhat_side_frame[HR_DHAT_SHRANK]) != 2))
+        r = -1;
     for (size_t i = 0, j; i < n && r == 0; i = j) {
         for (j = i + 1; j < n && hr_same_stack(v[i], v[j]); j++)
             ;
-        r = hr_dhat_pp(out, &d, v + i, j - i, &first);
+        if (!p->diff_base)
+            r = hr_dhat_pp(out, &d, v + i, j - i, HR_DHAT_OWN, 0, &first);
+        else if ((r = hr_dhat_pp(out, &d, v + i, j - i, HR_DHAT_GREW, 1, &first)) == 0)
+            r = hr_dhat_pp(out, &d, v + i, j - i, HR_DHAT_SHRANK, 2, &first);
     }
     fputs("\n],\n\"ftbl\":[", out);
     for (size_t i = 0; i < d.ftbl.n; i++) {

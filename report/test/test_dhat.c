@@ -1,6 +1,6 @@
 /* Unit tests of the DHAT output: the fields dh_view.js requires, the figures of each program
  * point, the frame table, contexts with one stack merged, the per-byte access counts derived
- * from access histograms (both granule offsets), and the command line. */
+ * from access histograms (both granule offsets), a diff's two sides, and the command line. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +151,42 @@ START_TEST(access_bytes)
 }
 END_TEST
 
+/* A diff: DHAT has no negative figures, so every figure that grew goes to a program point under
+ * the frame "[grew: ...]" (ftbl[1]) and every one that shrank, as a positive amount, to one
+ * under "[shrank: ...]" (ftbl[2]); unchanged figures are in neither. */
+START_TEST(diff_two_sides)
+{
+    struct ht_buf b = {0};
+    ht_sample(&b);
+    struct hr_profile *base = parse_buf(&b), *p = parse_buf(&b);
+    struct hr_context *c1 = hr_context_find(base, 1);
+    c1->live.bytes += 500;    /* the new profile allocated 500 bytes less here */
+    c1->live.live_size -= 100; /* and leaked 100 bytes more */
+    p->diff_base = base;
+    for (size_t i = 0; i < p->ncontexts; i++)
+        p->contexts[i].base = hr_context_find(base, p->contexts[i].context_id);
+    FILE *f = tmpfile();
+    struct hr_output_opts opts = {.sort = HR_SORT_TOTAL_SIZE};
+    ck_assert_int_eq(hr_write_dhat(f, p, &opts), 0);
+    char *out = ht_slurp(f);
+    fclose(f);
+    ck_assert_msg(ht_json_valid(out), "invalid JSON:\n%s", out);
+    ck_assert(strstr(out, "\"ftbl\":[\n\"[root]\",\n\"[grew: new profile minus base]\",\n"
+                          "\"[shrank: base profile minus new]\""));
+    ck_assert_int_eq(count(out, "\"tb\":"), 2);
+    ck_assert_msg(strstr(out, "{\"tb\":0,\"tbk\":0,\"tl\":0,\"mb\":0,\"mbk\":0,\"gb\":0,"
+                              "\"gbk\":0,\"eb\":100,\"ebk\":0,\"fs\":[3,4,1]}"), "%s", out);
+    ck_assert_msg(strstr(out, "{\"tb\":500,\"tbk\":0,\"tl\":0,\"mb\":0,\"mbk\":0,\"gb\":0,"
+                              "\"gbk\":0,\"eb\":0,\"ebk\":0,\"fs\":[3,4,2]}"), "%s", out);
+    free(out);
+    hr_profile_free(p);
+    free(p);
+    hr_profile_free(base);
+    free(base);
+    free(b.data);
+}
+END_TEST
+
 START_TEST(cli_several_merged)
 {
     struct ht_buf b = {0};
@@ -187,6 +223,7 @@ int main(void)
     tcase_add_test(tc, fields_and_figures);
     tcase_add_test(tc, same_stack_merged);
     tcase_add_test(tc, access_bytes);
+    tcase_add_test(tc, diff_two_sides);
     tcase_add_test(tc, cli_several_merged);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);

@@ -105,6 +105,17 @@ SQL
         if run dhat-sqlite3 "" sqlite3 "$TMP/db.sqlite" -init "$TMP/q.sql" .quit &&
             dhat_checks dhat-sqlite3 "$(first_profile "$TMP/dhat-sqlite3")"; then
             dh_view dhat-sqlite3-viewer "$TMP/dhat-sqlite3.dhat.json" "$(top_frame "$TMP/dhat-sqlite3.json")"
+            # A diff against a run with twice the rows: the growth under its own frame, which
+            # the viewer shows like any other.
+            sed 's/x < 20000/x < 40000/' "$TMP/q.sql" >"$TMP/q2.sql"
+            if run dhat-sqlite3-more "" sqlite3 "$TMP/db2.sqlite" -init "$TMP/q2.sql" .quit; then
+                if "$REPORT" --format dhat --diff "$(first_profile "$TMP/dhat-sqlite3")" \
+                    -o "$TMP/diff.dhat.json" "$(first_profile "$TMP/dhat-sqlite3-more")" 2>"$TMP/diff.err"; then
+                    dh_view dhat-diff-viewer "$TMP/diff.dhat.json" "[grew: new profile minus base]"
+                else
+                    bad dhat-diff-viewer "heapprof-report --diff: $(head -c 300 "$TMP/diff.err")"
+                fi
+            fi
         fi
     else
         skip dhat-sqlite3 "sqlite3 not installed"
