@@ -10,7 +10,7 @@ if ! echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' |
     skip report-fuzz "$clang cannot build libFuzzer targets (Debian: libclang-rt-dev)"
     return 0
 fi
-if ! make -s CLANG="$clang" "$BUILD/fuzz_profile" >"$TMP/build.log" 2>&1; then
+if ! make -s -C "$ROOT" CLANG="$clang" BUILD="$BUILD" "$BUILD/fuzz_profile" >"$TMP/build.log" 2>&1; then
     bad report-fuzz "build failed: $(head -c 300 "$TMP/build.log")"
     return 0
 fi
