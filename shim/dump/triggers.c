@@ -13,10 +13,32 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Another thread is writing the final profile (exit_dumped is set as it begins): this thread
+ * must not end the process under it, which would leave a file without END (a program whose
+ * threads call _exit while its main thread exits: case exit-during-dump). Its dump lock is
+ * waited for, a few seconds at most, so that a writer blocked for good cannot hang the exit. */
+static void wait_for_final_dump(void)
+{
+    if (hp_tls.depth)
+        return; /* this thread may be the writer, interrupted by a signal handler */
+    for (int i = 0; i < 5000; i++) {
+        if (hp_trylock(&hp_ds.lock)) {
+            hp_unlock(&hp_ds.lock);
+            return;
+        }
+        struct timespec ms = {0, 1000000};
+        syscall(SYS_nanosleep, &ms, NULL);
+    }
+}
+
 void hp_dump_at_exit(void)
 {
-    if (hp_ds.exit_dumped || !hp_profiling)
+    if (!hp_profiling)
         return;
+    if (hp_ds.exit_dumped) {
+        wait_for_final_dump();
+        return;
+    }
     if (hp_tls.depth) {
         /* exit() from a signal handler that interrupted this thread inside the shim: the
          * shim's locks it holds would deadlock the dump. */
@@ -78,6 +100,8 @@ void hp_dump_killed(int sig, int resend)
     if (hp_dump_owner() && hp_profiling && !hp_ds.exit_dumped) {
         hp_ds.killed_by = (uint32_t)sig;
         hp_dump(HPF_DUMP_KILLED);
+    } else if (hp_dump_owner() && hp_profiling) {
+        wait_for_final_dump(); /* the exit profile, being written: end after it */
     }
     hp_die_by(sig, resend);
 }
