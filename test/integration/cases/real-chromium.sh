@@ -60,7 +60,9 @@ for f in "$TMP/shim/prof"/p.*.hpf; do
     pid=${f##*/p.}
     pid=${pid%.hpf}
     if ! "$REPORT" --format json -o "$TMP/r.json" "$f" 2>"$TMP/r.err"; then
-        if [ -f "$TMP/shim/strace" ] && grep -q "^$pid +++ killed by SIG" "$TMP/shim/strace"; then
+        # killed, or sent SIGTERM by the browser at its end (Chromium's handler then ends the
+        # process from whichever thread, possibly by a raw exit_group the shim cannot see)
+        if [ -f "$TMP/shim/strace" ] && grep -qE "^$pid (\+\+\+ killed by SIG|--- SIGTERM )" "$TMP/shim/strace"; then
             continue
         fi
         unread="$unread $(basename "$f"): $(head -c 200 "$TMP/r.err")"
