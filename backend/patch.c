@@ -295,203 +295,11 @@ static int set_prot(uint8_t *fn, int prot)
     return mprotect((void *)page, len, prot);
 }
 
-/* Where a call of the function at addr really goes. A program built without -fPIE that takes
- * the address of malloc has a PLT entry that stands for malloc everywhere (dlsym answers it),
- * while the code is elsewhere: follow the entry's jump through its GOT slot. */
-/* The slot a PLT entry at addr jumps through (jmp *slot(%rip), after endbr64 and a bnd
- * prefix), or NULL when addr is no such entry. dladdr names an entry after the function it
- * stands for, so only its code tells. */
-static void *const *plt_slot(const void *addr)
-{
-    const uint8_t *p = addr;
-    if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa)
-        p += 4;
-    if (p[0] == 0xf2)
-        p++;
-    if (p[0] != 0xff || p[1] != 0x25)
-        return NULL;
-    int32_t d;
-    hp_memcpy(&d, p + 2, 4);
-    return (void *const *)(p + 6 + d);
-}
-
-void *hp_patch_resolve(void *addr)
-{
-    void *const *slot;
-    for (int hop = 0; addr && hop < 2 && (slot = plt_slot(addr)) != NULL; hop++)
-        addr = *slot;
-    return addr;
-}
-
-
-struct def_search {
-    const char *name;
-    void *fn;
-};
-
-/* An object's dynamic symbol table, read from its loaded image. Looked up here rather than
- * with dlopen (RTLD_NOLOAD) and dlsym: dlopen runs the initialisers of the object's
- * dependencies that have not run yet, and the shim's constructor runs before all of them
- * (shim/init.c): libc would be initialised without the program's arguments. */
-struct dynsyms {
-    uintptr_t bias;
-    const ElfW(Sym) *sym;
-    const char *str;
-    const uint32_t *gnu;     /* DT_GNU_HASH */
-    const ElfW(Word) *sysv;  /* DT_HASH */
-    const ElfW(Half) *ver;   /* DT_VERSYM */
-    int hidden_ok;           /* hidden versions count (what a versioned reference reaches) */
-};
-
-static int dynsyms_of(const struct dl_phdr_info *info, struct dynsyms *d)
-{
-    hp_memset(d, 0, sizeof *d);
-    d->bias = info->dlpi_addr;
-    const ElfW(Dyn) *dyn = NULL;
-    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++)
-        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-            dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-    if (!dyn)
-        return -1;
-    for (; dyn->d_tag != DT_NULL; dyn++) {
-        /* glibc adds the load bias to these entries where the dynamic section is writable
-         * (x86_64): a value below the bias has not had it added. */
-        uintptr_t v = dyn->d_un.d_ptr;
-        if (v < d->bias)
-            v += d->bias;
-        switch (dyn->d_tag) {
-        case DT_SYMTAB: d->sym = (const ElfW(Sym) *)v; break;
-        case DT_STRTAB: d->str = (const char *)v; break;
-        case DT_GNU_HASH: d->gnu = (const uint32_t *)v; break;
-        case DT_HASH: d->sysv = (const ElfW(Word) *)v; break;
-        case DT_VERSYM: d->ver = (const ElfW(Half) *)v; break;
-        default: break;
-        }
-    }
-    return d->sym && d->str && (d->gnu || d->sysv) ? 0 : -1;
-}
-
-/* Symbol i names a function defined in the object, in its default version? */
-static int dynsym_is(const struct dynsyms *d, uint32_t i, const char *name)
-{
-    const ElfW(Sym) *y = &d->sym[i];
-    return y->st_shndx != SHN_UNDEF && ELF64_ST_TYPE(y->st_info) == STT_FUNC &&
-           !(d->ver && (d->ver[i] & 0x8000) && !d->hidden_ok) && !hp_strcmp(d->str + y->st_name, name);
-}
-
-/* The address of the function `name` the object defines, or NULL. */
-static void *dynsym_find(const struct dynsyms *d, const char *name)
-{
-    if (d->gnu) {
-        uint32_t nb = d->gnu[0], first = d->gnu[1], bloom_words = d->gnu[2];
-        if (nb == 0)
-            return NULL;
-        const uint32_t *buckets = (const uint32_t *)((const ElfW(Addr) *)(d->gnu + 4) + bloom_words);
-        const uint32_t *chain = buckets + nb;
-        uint32_t h = 5381;
-        for (const unsigned char *c = (const unsigned char *)name; *c; c++)
-            h = h * 33 + *c;
-        uint32_t i = buckets[h % nb];
-        if (i < first)
-            return NULL;
-        for (;; i++) {
-            uint32_t ch = chain[i - first];
-            if ((ch | 1) == (h | 1) && dynsym_is(d, i, name))
-                return (void *)(d->bias + d->sym[i].st_value);
-            if (ch & 1)
-                return NULL;
-        }
-    }
-    uint32_t nb = d->sysv[0];
-    if (nb == 0)
-        return NULL;
-    const ElfW(Word) *buckets = d->sysv + 2, *chain = buckets + nb;
-    uint32_t h = 0;
-    for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
-        h = (h << 4) + *c;
-        h ^= (h >> 24) & 0xf0;
-    }
-    h &= 0x0fffffff;
-    for (uint32_t i = buckets[h % nb]; i; i = chain[i])
-        if (dynsym_is(d, i, name))
-            return (void *)(d->bias + d->sym[i].st_value);
-    return NULL;
-}
-
-static int find_definition(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    struct def_search *d = arg;
-    if (!info->dlpi_name || !info->dlpi_name[0])
-        return 0; /* the main program (its entry for the name is the PLT one) or the vdso */
-    struct dynsyms ds;
-    void *fn = NULL;
-    if (dynsyms_of(info, &ds) == 0) {
-        /* Programs ask for name@GLIBC_2.2.5, which a hidden definition of that version also
-         * satisfies (glibc's libc_malloc_debug.so defines its malloc that way). */
-        ds.hidden_ok = 1;
-        fn = dynsym_find(&ds, d->name);
-    }
-    if (!fn)
-        return 0;
-    d->fn = fn;
-    return 1;
-}
-
-struct order_search {
-    const void *a, *b; /* object starts */
-    int first;         /* 1: a's object comes first, 2: b's, 0: neither found yet */
-};
-
-static int find_order(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    struct order_search *o = arg;
-    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD)
-            continue;
-        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-        if ((uintptr_t)o->a >= lo && (uintptr_t)o->a < hi)
-            o->first = 1;
-        else if ((uintptr_t)o->b >= lo && (uintptr_t)o->b < hi)
-            o->first = 2;
-        if (o->first)
-            return 1;
-    }
-    return 0;
-}
-
-/* The function a call of `name` from a library reaches: what dlsym answers, unless that is a
- * PLT entry of the main program standing for the function (see hp_patch_resolve), or an
- * object that comes earlier in lookup order has a hidden definition of it: dlsym passes those
- * by, but a program's reference, which asks for glibc's version (malloc@GLIBC_2.2.5), reaches
- * one of that version (glibc's libc_malloc_debug.so defines its malloc that way). Then the
- * first object in lookup order that defines it. A PLT slot may not be bound yet (lazy
- * binding), so it is read only when no object says. */
-static void *definition_of(const char *name)
-{
-    void *fn = dlsym(RTLD_DEFAULT, name);
-    struct def_search d = {name, NULL};
-    dl_iterate_phdr(find_definition, &d); /* the main program is left out */
-    if (fn && plt_slot(fn))
-        return d.fn ? d.fn : hp_patch_resolve(fn);
-    if (!fn)
-        return d.fn;
-    if (d.fn && d.fn != fn) {
-        struct order_search o = {d.fn, fn, 0};
-        if (dl_iterate_phdr(find_order, &o) && o.first == 1)
-            return d.fn;
-    }
-    return fn;
-}
-
-void *hp_bound_symbol(const char *name) { return definition_of(name); }
 
 /* Does the object loaded at base define name? */
 struct object_syms {
     const void *base;
-    struct dynsyms ds;
+    struct hp_dynsyms ds;
     int ok;
 };
 
@@ -503,7 +311,7 @@ static int find_object_syms(struct dl_phdr_info *info, size_t size, void *arg)
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         uintptr_t a = info->dlpi_addr + ph->p_vaddr;
         if (ph->p_type == PT_LOAD && (uintptr_t)o->base - a < ph->p_memsz) {
-            o->ok = dynsyms_of(info, &o->ds) == 0;
+            o->ok = hp_dynsyms_of(info, &o->ds) == 0;
             return 1;
         }
     }
@@ -523,11 +331,11 @@ static int object_syms(const void *base)
 
 static int defined_in(const char *name)
 {
-    return alloc_syms.ok && dynsym_find(&alloc_syms.ds, name) != NULL;
+    return alloc_syms.ok && hp_dynsym_find(&alloc_syms.ds, name) != NULL;
 }
 
 /* The shim's own dynamic symbols: what add_hook redirects to. */
-static struct dynsyms self_syms;
+static struct hp_dynsyms self_syms;
 
 static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -536,19 +344,19 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
     for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type == PT_LOAD && here - (info->dlpi_addr + ph->p_vaddr) < ph->p_memsz)
-            return dynsyms_of(info, &self_syms) == 0;
+            return hp_dynsyms_of(info, &self_syms) == 0;
     }
     return 0;
 }
 
-static const struct dynsyms *self_handle(void)
+static const struct hp_dynsyms *self_handle(void)
 {
     return dl_iterate_phdr(find_self, NULL) ? &self_syms : NULL;
 }
 
 /* Add the function fn (size bytes, 0: unknown) as names[k], unless its address is already
  * taken (an alias). -1 (and *why) when it cannot be patched. */
-static int add_hook(size_t k, void *fn, size_t size, const struct dynsyms *self, const char **why)
+static int add_hook(size_t k, void *fn, size_t size, const struct hp_dynsyms *self, const char **why)
 {
     for (int j = 0; j < nhooks; j++) {
         if (!hp_strcmp(hooks[j].name, names[k]))
@@ -566,7 +374,7 @@ static int add_hook(size_t k, void *fn, size_t size, const struct dynsyms *self,
     h->name = names[k];
     h->fn = fn;
     h->size = size;
-    h->shim_fn = dynsym_find(self, names[k]);
+    h->shim_fn = hp_dynsym_find(self, names[k]);
     if (!h->shim_fn || h->shim_fn == fn) {
         *why = "the shim lacks one of the allocator's functions";
         return -1;
@@ -637,7 +445,7 @@ static void add_api(void *fn, size_t size)
  * every global function a program can call.) The file's addresses
  * are placed by the program's malloc when its run-time address is given, else by the program's
  * load address; prefix is what the names carry in front (hp_patch_prefixed). */
-static int symtab_scan(const char *prefix, void *malloc_fn, void *base, const struct dynsyms *self,
+static int symtab_scan(const char *prefix, void *malloc_fn, void *base, const struct hp_dynsyms *self,
                        const char **why)
 {
     const ElfW(Ehdr) *mem = base;
@@ -805,7 +613,7 @@ static void keep_headerless_hooks(void)
 static void exported_apis(void)
 {
     for (size_t k = 0; k < sizeof api_names / sizeof api_names[0]; k++) {
-        void *fn = alloc_syms.ok ? dynsym_find(&alloc_syms.ds, api_names[k]) : NULL;
+        void *fn = alloc_syms.ok ? hp_dynsym_find(&alloc_syms.ds, api_names[k]) : NULL;
         Dl_info fi;
         const ElfW(Sym) *sym = NULL;
         if (fn && dladdr1(fn, &fi, (void **)&sym, RTLD_DL_SYMENT))
@@ -820,13 +628,13 @@ int hp_patch_allocator(void *malloc_fn, int allow_headerless, const char **why)
         *why = "already patched";
         return -1;
     }
-    malloc_fn = definition_of("malloc");
+    malloc_fn = hp_bound_symbol("malloc");
     if (!malloc_fn || !dladdr(malloc_fn, &info)) {
         *why = "malloc is in no loaded object";
         return -1;
     }
     void *base = info.dli_fbase;
-    const struct dynsyms *self = self_handle();
+    const struct hp_dynsyms *self = self_handle();
     if (!self) {
         *why = "the shim cannot find itself";
         return -1;
@@ -839,7 +647,7 @@ int hp_patch_allocator(void *malloc_fn, int allow_headerless, const char **why)
      * exports only what shared libraries use: a program linked with jemalloc keeps mallocx
      * and sdallocx to itself, and a block of the shim's must not reach them unpatched). */
     for (size_t k = 0; k < NNAMES; k++) {
-        void *fn = definition_of(names[k]);
+        void *fn = hp_bound_symbol(names[k]);
         Dl_info fi;
         const ElfW(Sym) *sym = NULL;
         if (!fn || !dladdr1(fn, &fi, (void **)&sym, RTLD_DL_SYMENT) || fi.dli_fbase != base)
@@ -956,7 +764,7 @@ int hp_patch_prefixed(const char *prefix, const char **why)
         *why = "the program is in no loaded object";
         return -1;
     }
-    const struct dynsyms *self = self_handle();
+    const struct hp_dynsyms *self = self_handle();
     if (!self) {
         *why = "the shim cannot find itself";
         return -1;
@@ -982,7 +790,7 @@ void *hp_patch_original(const char *name)
     if (!patched)
         return NULL;
     /* The name itself, or a name sharing its address. */
-    void *fn = definition_of(name);
+    void *fn = hp_bound_symbol(name);
     for (int j = 0; j < nhooks; j++)
         if (!hp_strcmp(hooks[j].name, name) || (fn && hooks[j].fn == fn))
             return hooks[j].backend;
@@ -1031,10 +839,6 @@ void *hp_patch_original(const char *name)
 }
 
 int hp_patch_count(void) { return 0; }
-
-void *hp_patch_resolve(void *addr) { return addr; }
-
-void *hp_bound_symbol(const char *name) { return dlsym(RTLD_DEFAULT, name); }
 
 void *hp_patch_patched(const char *name)
 {

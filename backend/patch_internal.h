@@ -6,6 +6,7 @@
 #ifndef HP_PATCH_INTERNAL_H
 #define HP_PATCH_INTERNAL_H
 
+#include <link.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,25 @@ int hp_patch_count(void);
  * reference reaches (glibc's libc_malloc_debug.so defines its malloc@GLIBC_2.2.5 that way;
  * the version itself is not compared). */
 void *hp_bound_symbol(const char *name);
+
+/* ---- symbols of loaded objects (dynsyms.c) ---- */
+/* An object's dynamic symbol table, read from its loaded image. Looked up here rather than
+ * with dlopen (RTLD_NOLOAD) and dlsym: dlopen runs the initialisers of the object's
+ * dependencies that have not run yet, and the shim's constructor runs before all of them
+ * (shim/init.c): libc would be initialised without the program's arguments. dynsyms.c. */
+struct hp_dynsyms {
+    uintptr_t bias;
+    const ElfW(Sym) *sym;
+    const char *str;
+    const uint32_t *gnu;     /* DT_GNU_HASH */
+    const ElfW(Word) *sysv;  /* DT_HASH */
+    const ElfW(Half) *ver;   /* DT_VERSYM */
+    int hidden_ok;           /* hidden versions count (what a versioned reference reaches) */
+};
+/* Reads the table of the object info describes; 0, or -1 when it has none usable. */
+int hp_dynsyms_of(const struct dl_phdr_info *info, struct hp_dynsyms *d);
+/* The address of the function `name` the object defines, or NULL. */
+void *hp_dynsym_find(const struct hp_dynsyms *d, const char *name);
 
 /* ---- is patching enough? (reach.c) ---- */
 enum hp_reach_role {

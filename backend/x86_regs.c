@@ -19,7 +19,9 @@ struct use {
     unsigned reads, writes; /* bit n: register n (rax 0 .. r15 15); writes are whole registers */
 };
 
-/* The registers instruction in (decoded at c) reads and writes. */
+/* The registers instruction in (decoded at c) reads and writes. One function past the usual
+ * length on purpose: it is the opcode map read as one table, every case sharing the prefix
+ * and REX state decoded at its top. */
 static struct use uses(const uint8_t *c, const struct hp_x86_insn *in)
 {
     int i = 0, opsize16 = 0, rep = 0;
