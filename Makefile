@@ -121,7 +121,7 @@ $(BUILD)/pool-example: examples/pool.c include/heapprof.h
 	$(CC) -O2 -g -fno-omit-frame-pointer $(WARN) -Iinclude -o $@ $<
 
 # The report tool's sources compiled once with the sanitizers, for the sanitized tool and its
-# unit tests (each of which links them all: compiling them per test binary cost minutes).
+# unit tests (each of which links them all, rather than compiling every source again).
 RSAN_OBJS := $(patsubst %.c,$(BUILD)/rsan/%.o,$(REPORT_LIB_SRCS))
 $(BUILD)/rsan/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -48,12 +48,13 @@ void hp_hl_free(void *p)
 
 /* realloc through the allocator's own function: the old block (taken out of the table first,
  * so no other thread's block at that address is taken for it) is freed and the new one
- * allocated; when realloc failed the old block is live still and goes back. */
+ * allocated; when realloc failed the old block is live still and goes back. p is not NULL
+ * (hp_realloc makes realloc(NULL, n) an allocation). */
 void *hp_hl_realloc(void *p, size_t size, uintptr_t frame)
 {
     if (!hp_be.realloc)
         return NULL;
-    if (!p || !recording())
+    if (!recording())
         return hp_be.realloc(p, size);
     busy = 1;
     struct hp_pool_obj o;

@@ -26,8 +26,7 @@ static void wait_for_final_dump(void)
             hp_unlock(&hp_ds.lock);
             return;
         }
-        struct timespec ms = {0, 1000000};
-        syscall(SYS_nanosleep, &ms, NULL);
+        hp_sleep_ns(1000000); /* not a cancellation point, errno kept */
     }
 }
 

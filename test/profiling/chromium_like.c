@@ -12,7 +12,8 @@
  *                 without headers.
  * Each run: 100 blocks of 100 bytes freed one by one as the variant frees (99 of them freed
  * unseen when the path is past the entry points, the last live), then 20 blocks of 200 bytes
- * freed through free(), then a block of 50 bytes grown by realloc to 300 and freed. */
+ * freed through free(), then a block of 50 bytes grown by realloc to 300 and freed, then one of
+ * 70 bytes made by realloc(NULL, 70) and freed. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -127,6 +128,9 @@ int main(void)
     r = realloc(r, 300); /* the 50 bytes freed, 300 allocated here */
     sink = r;
     free(r);
+    void *z = realloc(NULL, 70); /* realloc of nothing: an allocation of 70 bytes here */
+    sink = z;
+    free(z);
     puts("ok");
     return 0;
 }
