@@ -259,8 +259,8 @@ int hp_backend_init(const char *name, void *self_malloc, int patch, int headerle
             return use_patched(0);
         hp_be.why_not_patched = why;
         *passthrough = 1;
-        if (rc == 1) /* patched, to be profiled without headers: the shim forwards and records */
-            return use_patched(1);
+        if (rc >= 1) /* patched, to be profiled without headers: the shim forwards and records */
+            return use_patched(rc);
         handle = RTLD_DEFAULT;
         name = "in-use";
     } else if (!hp_strcmp(name, "glibc")) {

@@ -54,10 +54,12 @@ struct hp_backend {
     /* Passthrough: why the allocator in front of the shim was not patched (with headerless:
      * why not completely). */
     const char *why_not_patched;
-    /* The allocator in front of the shim is patched but not completely (why_not_patched): its
-     * C and C++ entry points lead to the shim, which forwards (passthrough) and records each
-     * block by address, without a header (core/headerless.c). The functions above are its
-     * original code. */
+    /* The allocator in front of the shim is patched for blocks without headers
+     * (why_not_patched says why): its C and C++ entry points lead to the shim, which forwards
+     * (passthrough) and records each block by address, without a header (core/headerless.c).
+     * The functions above are its original code. 1: a path past its entry points was found
+     * (or the look could not finish); 2: it is an allocator of the program's own, nothing
+     * found past its entry points. 0: not so. */
     int headerless;
     /* An allocator comes before the shim in symbol lookup (patched, or passthrough). */
     int in_front;
@@ -130,5 +132,16 @@ const void *hp_object_start(const void *addr);
  * the process's malloc stays another allocator's: hp_be is then that allocator and the shim must
  * forward without headers (recording by address when hp_be.headerless). */
 int hp_backend_init(const char *name, void *self_malloc, int patch, int headerless, int *passthrough);
+
+/* The return address of a shim function: its caller's, or when it was reached through a patched
+ * entry point (keep_regs.c), the program's call of that entry point, which the stub's frame
+ * holds (fp: the shim function's frame, built with frame pointers). */
+extern const char hp_patch_value_ret[], hp_patch_void_ret[];
+static inline const void *hp_program_caller(const void *ra, const void *fp)
+{
+    if (__builtin_expect(ra == (const void *)hp_patch_value_ret || ra == (const void *)hp_patch_void_ret, 0))
+        return ((const void *const *)*(const void *const *)fp)[1];
+    return ra;
+}
 
 #endif

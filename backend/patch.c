@@ -9,7 +9,8 @@
  * then jumps back to the rest of the function: calling the trampoline runs the original
  * allocator, and that is the shim's backend.
  *
- *   entry stub:    cmpb $0, %fs:in_backend; jne trampoline; jmp *shim_function
+ *   entry stub:    cmpb $0, %fs:in_backend; jne trampoline; push %rbp; mov %rsp,%rbp;
+ *                  push %r11; movabs $shim_function,%r11; jmp *keep_regs_routine
  *   backend stub:  sub $8,%rsp; incb %fs:in_backend; call trampoline; decb ...; add; ret
  *
  * The per-thread flag sends the allocator's calls of its own entry points (tcmalloc's
@@ -111,13 +112,14 @@ static int napis;
 #define ABS_JMP 14   /* ff 25 00000000 <8-byte address> */
 #define TRAMP_MAX 96 /* relocated instructions (at most 5, each at most 16 bytes after
                       * rewriting) and the jump back */
-#define STUB_MAX 32
+#define STUB_MAX 48
 
 struct hook {
     const char *name;
     uint8_t *fn;       /* the object's function */
     size_t size;       /* its ELF symbol size, 0 if unknown */
     void *shim_fn;     /* the shim's function of the same name */
+    int keeps_rax;     /* the function returns nothing: the caller's rax comes back too */
     int moved;         /* bytes of fn the trampoline holds */
     uint8_t saved[JMP_LEN];
     uint8_t *tramp;    /* runs the original function */
@@ -234,18 +236,22 @@ static int32_t tls_offset(void)
 
 static uint8_t *emit_entry(uint8_t *p, const struct hook *h, int32_t flag)
 {
-    if (h->tramp) {
-        /* cmpb $0, %fs:flag; jne tramp */
-        static const uint8_t cmp[] = {0x64, 0x80, 0x3c, 0x25};
-        hp_memcpy(p, cmp, 4);
-        put32(p + 4, flag);
-        p[8] = 0;
-        p[9] = 0x0f;
-        p[10] = 0x85;
-        put32(p + 11, (int32_t)(h->tramp - (p + 15)));
-        p += 15;
-    }
-    return emit_abs_jmp(p, (uint64_t)(uintptr_t)h->shim_fn);
+    /* cmpb $0, %fs:flag; jne tramp */
+    static const uint8_t cmp[] = {0x64, 0x80, 0x3c, 0x25};
+    hp_memcpy(p, cmp, 4);
+    put32(p + 4, flag);
+    p[8] = 0;
+    p[9] = 0x0f;
+    p[10] = 0x85;
+    put32(p + 11, (int32_t)(h->tramp - (p + 15)));
+    p += 15;
+    /* push %rbp; mov %rsp,%rbp; push %r11; movabs $shim_fn,%r11 */
+    static const uint8_t frame[] = {0x55, 0x48, 0x89, 0xe5, 0x41, 0x53, 0x49, 0xbb};
+    hp_memcpy(p, frame, sizeof frame);
+    put64(p + sizeof frame, (uint64_t)(uintptr_t)h->shim_fn);
+    p += sizeof frame + 8;
+    void (*routine)(void) = h->keeps_rax ? hp_patch_call_void : hp_patch_call_value;
+    return emit_abs_jmp(p, (uint64_t)(uintptr_t)routine);
 }
 
 static uint8_t *emit_backend(uint8_t *p, const struct hook *h, int32_t flag)
@@ -356,8 +362,43 @@ static const struct hp_dynsyms *self_handle(void)
 
 /* Add the function fn (size bytes, 0: unknown) as names[k], unless its address is already
  * taken (an alias). -1 (and *why) when it cannot be patched. */
+/* Is the allocator one of the families whose whole API the shim interposes and patches
+ * (names[]), known by a function only that family defines: jemalloc, tcmalloc, mimalloc?
+ * Their code behind that API is their own; an allocator of the program's own may have ways in
+ * that the shim cannot know. (A name sharing an address with one found earlier is no hook of
+ * its own: add_hook notes the mark before it looks.) */
+static int family_seen; /* add_hook met one of family_mark's names */
+
+static int family_mark(const char *name)
+{
+    static const char *const marks[] = {"mallocx", "sdallocx", "tc_malloc", "tc_free", "mi_malloc", "mi_free"};
+    for (size_t k = 0; k < sizeof marks / sizeof marks[0]; k++)
+        if (!hp_strcmp(name, marks[k]))
+            return 1;
+    return 0;
+}
+
+/* Does the entry point `name` return nothing? Its caller's rax is then kept as well (a caller
+ * that -fipa-ra lets keep a value there). Only these names: taking a function with a result
+ * for one without would lose the result. */
+static int returns_nothing(const char *name)
+{
+    static const char *const names_void[] = {
+        "free", "cfree", "free_sized", "free_aligned_sized", "dallocx", "sdallocx", "__libc_free",
+        "tc_free", "tc_free_sized", "tc_cfree", "mi_free", "mi_cfree", "mi_free_size",
+        "mi_free_aligned", "mi_free_size_aligned", "mi_heap_destroy", "mi_register_deferred_free",
+        "mi_register_error"};
+    if (!hp_strncmp(name, "_Zd", 3) || !hp_strncmp(name, "tc_delete", 9))
+        return 1;
+    for (size_t i = 0; i < sizeof names_void / sizeof names_void[0]; i++)
+        if (!hp_strcmp(name, names_void[i]))
+            return 1;
+    return 0;
+}
+
 static int add_hook(size_t k, void *fn, size_t size, const struct hp_dynsyms *self, const char **why)
 {
+    family_seen |= family_mark(names[k]);
     for (int j = 0; j < nhooks; j++) {
         if (!hp_strcmp(hooks[j].name, names[k]))
             return 0; /* found already */
@@ -375,6 +416,7 @@ static int add_hook(size_t k, void *fn, size_t size, const struct hp_dynsyms *se
     h->fn = fn;
     h->size = size;
     h->shim_fn = hp_dynsym_find(self, names[k]);
+    h->keeps_rax = returns_nothing(names[k]);
     if (!h->shim_fn || h->shim_fn == fn) {
         *why = "the shim lacks one of the allocator's functions";
         return -1;
@@ -641,6 +683,7 @@ int hp_patch_allocator(void *malloc_fn, int allow_headerless, const char **why)
     }
     nhooks = 0;
     napis = 0;
+    family_seen = 0;
     object_syms(base);
     exported_apis();
     /* The names the object exports, then those only its full symbol table has (an executable
@@ -657,31 +700,26 @@ int hp_patch_allocator(void *malloc_fn, int allow_headerless, const char **why)
     }
     if (symtab_scan("", malloc_fn, base, self, why) != 0)
         return -1;
-    int bypass = 0;
+    /* Headers only where every way into the allocator's free paths passes an entry point: the
+     * allocator is one whose whole API the shim knows and patches, and the look through the
+     * program's code finds no path past it. Any other allocator (one of the program's own,
+     * Chromium's PartitionAlloc) is profiled without headers, which needs no such proof: its
+     * pointers stay its own, so a free through a path the shim does not see harms nothing. */
+    int bypass;
     int rc = complete(why, &bypass);
-    /* Belt and braces: Chromium's allocator shim (chromium, Electron apps: PartitionAlloc as
-     * malloc) is also called inside the program through its own dispatch, past any entry
-     * point, and a block of the shim's freed that way traps. reach.c finds its dispatch (its
-     * free jumps through a table); should a build inline that differently, the program is
-     * still known by what it exports: ChromeMain, or Chromium's sandbox overrides of
-     * getaddrinfo and localtime64_r, which no allocator defines. */
-    if (rc == 0 &&
-        (defined_in("ChromeMain") || (defined_in("getaddrinfo") && defined_in("localtime64_r")))) {
-        *why = "it is Chromium's allocator shim, which the program also calls by its own ways";
-        rc = -1;
-        bypass = 1;
-    }
-    if (rc != 0 && !(bypass && allow_headerless))
+    if (rc == 0 && family_seen)
+        return install_hooks(why) == 0 ? (patched = 1, 0) : -1;
+    if (rc == 0)
+        *why = "it is not an allocator whose every entry point the shim knows";
+    if (!allow_headerless)
         return -1;
-    if (rc != 0)
-        keep_headerless_hooks();
+    keep_headerless_hooks();
     const char *why_not = *why;
     if (install_hooks(why) != 0)
         return -1;
     patched = 1;
-    if (rc != 0)
-        *why = why_not;
-    return rc != 0;
+    *why = why_not;
+    return rc == 0 ? 2 : 1;
 }
 
 /* Write the jumps of hooks[0..nhooks): all or none. */

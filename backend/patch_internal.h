@@ -11,12 +11,13 @@
 #include <stdint.h>
 
 /* Patch the allocator entry points that the object holding `malloc_fn` defines. Returns 0 when
- * they all lead to the shim now; then hp_patch_original(name) gives a function that runs the
- * original `name` (NULL if the object has none). Returns -1 (and changes nothing) when they
- * cannot all be patched; *why then says why. With allow_headerless, an allocator whose free
- * paths the program also reaches past the entry points (but whose entry points can be
- * patched safely) has its C and C++ allocation entry points patched all the same, for the
- * shim to profile without headers: returns 1 then, *why saying why not every path is seen. */
+ * they all lead to the shim now, for blocks with headers (a known family, nothing found past
+ * its entry points); then hp_patch_original(name) gives a function that runs the original
+ * `name` (NULL if the object has none). Returns -1 (and changes nothing) when they cannot be
+ * patched, or, without allow_headerless, not for headers; *why then says why. With
+ * allow_headerless, any other allocator has its C and C++ entry points patched for the shim
+ * to profile without headers: returns 1 when a path past them was found or the look could
+ * not finish (*why saying which), 2 when it is only not a known family. */
 int hp_patch_allocator(void *malloc_fn, int allow_headerless, const char **why);
 void *hp_patch_original(const char *name);
 /* Where a call of the function at addr goes: addr, or for a PLT entry that stands for the
@@ -32,6 +33,12 @@ int hp_patch_count(void);
  * reference reaches (glibc's libc_malloc_debug.so defines its malloc@GLIBC_2.2.5 that way;
  * the version itself is not compared). */
 void *hp_bound_symbol(const char *name);
+
+/* ---- the way from a patched entry point into the shim (keep_regs.c) ---- */
+/* Jumped to by an entry stub with its frame made, r11 saved and the shim's function in r11:
+ * call it, keeping every register but the result (value) or every one (void). */
+void hp_patch_call_value(void);
+void hp_patch_call_void(void);
 
 /* ---- symbols of loaded objects (dynsyms.c) ---- */
 /* An object's dynamic symbol table, read from its loaded image. Looked up here rather than

@@ -41,7 +41,6 @@ struct reach {
     size_t nstack;
     size_t budget;
     uintptr_t found, from;   /* an internal free function reached, and the code that does */
-    uintptr_t kept;          /* a call of an entry point after which a clobbered register is read */
     int overflow;
     int bypass;              /* the answer is no because of a path past the entry points */
 };
@@ -52,14 +51,6 @@ static int in_exec(const struct reach *r, uintptr_t a)
         if (r->seg[i].exec && a >= r->seg[i].lo && a < r->seg[i].hi)
             return 1;
     return 0;
-}
-
-static const struct seg *seg_of(const struct reach *r, uintptr_t a)
-{
-    for (int i = 0; i < r->nseg; i++)
-        if (a >= r->seg[i].lo && a < r->seg[i].hi)
-            return &r->seg[i];
-    return NULL;
 }
 
 /* Bytes of code readable at a (to its segment's end), at most 15: an instruction's most. */
@@ -314,9 +305,6 @@ static void references(struct reach *r, uintptr_t at, const struct hp_x86_insn *
     const uint8_t *c = (const uint8_t *)at;
     if (in->kind == HP_X86_JMP || in->kind == HP_X86_JCC || in->kind == HP_X86_CALL) {
         uintptr_t t = (uintptr_t)in->target;
-        if (in->kind == HP_X86_CALL && !r->kept && is_entry(r, t) && seg_of(r, at) &&
-            hp_x86_reads_clobbered(at + (uintptr_t)in->len, seg_of(r, at)->lo, seg_of(r, at)->hi))
-            r->kept = at;
         reach_to(r, t, at);
         return;
     }
@@ -439,15 +427,8 @@ int hp_reach_check(const struct hp_reach_entry *ent, int nent, int walk_code, co
         r.budget = WALK_BUDGET;
         roots(&r);
         rc = walk(&r, why);
-        if (rc == 0 && r.kept && !r.found) {
-            hp_fmt(why_buf, sizeof why_buf, "the program's code at 0x%lx keeps a value in a "
-                   "register across its call of an entry point, which the shim's code would "
-                   "not keep (gcc's -fipa-ra)", (unsigned long)(r.kept - r.bias));
-            *why = why_buf;
-            rc = -1;
-        }
         if (rc == 0 && r.found) {
-            *bypass = !r.kept;
+            *bypass = 1;
             hp_fmt(why_buf, sizeof why_buf, "the program's code at 0x%lx calls one of its "
                    "internal free functions (0x%lx) past the entry points",
                    (unsigned long)(r.from - r.bias), (unsigned long)(r.found - r.bias));

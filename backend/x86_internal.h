@@ -30,11 +30,4 @@ struct hp_x86_insn {
  * 0 for an instruction this decoder does not handle. avail: bytes readable at code. */
 int hp_x86_decode(const uint8_t *code, int avail, struct hp_x86_insn *in);
 
-/* Does the code after a call, from its return address ret (within the code [lo, hi)), read a
- * register the ABI lets the callee clobber (rcx, rdx, rsi, rdi, r8-r11) before writing it,
- * following branches a few hundred instructions, up to the next call or return? 1 if so: the
- * caller relies on the callee leaving it alone (gcc's -fipa-ra), which a patched callee does
- * not (x86_regs.c). */
-int hp_x86_reads_clobbered(uintptr_t ret, uintptr_t lo, uintptr_t hi);
-
 #endif

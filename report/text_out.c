@@ -102,7 +102,7 @@ static void hr_text_totals(FILE *out, const struct hr_profile *p)
                 " report%s dropped\n", s->pool_unknown_frees, hr_s(s->pool_unknown_frees),
                 s->pool_dropped, hr_s(s->pool_dropped));
     if (s->headerless) /* blocks kept by address: some frees are seen only at a reuse */
-        fprintf(out, "  allocator    profiled without headers (not every free path patched): %" PRIu64
+        fprintf(out, "  allocator    profiled without headers, blocks kept by address: %" PRIu64
                 " block%s found freed unseen when its address was reused\n",
                 s->headerless_unseen_frees, hr_s(s->headerless_unseen_frees));
     fprintf(out, "  metadata     %s of %s budget", hr_format_bytes(a, s->metadata_bytes),

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "backend/backend.h"
 #include "rt/rt.h"
 
 /* ---- init (init.c) ---- */
@@ -85,7 +86,7 @@ size_t hp_nallocx(size_t size, int flags);
  * hp_mi_<name> does what mimalloc's mi_<name> does, for the entry point of that name. ra is
  * the entry point's return address (HP_CALLER): mimalloc's own calls, and the shim's, are
  * answered by mimalloc's function itself. */
-#define HP_CALLER __builtin_return_address(0)
+#define HP_CALLER hp_program_caller(__builtin_return_address(0), __builtin_frame_address(0))
 typedef struct mi_heap_s mi_heap_t;
 typedef bool(mi_visit_fn)(const mi_heap_t *, const void *, void *, size_t, void *);
 typedef void(mi_deferred_fn)(bool, unsigned long long, void *);

@@ -139,10 +139,15 @@ static void do_init(void)
         /* Its pointers are its own: a free through any of its paths is harmless. */
         hp_headerless = 1;
         hp_profile_headerless = 1;
-        hp_warn("another allocator (%s) comes before the shim and serves malloc, and it cannot "
-                "be patched completely (%s); its blocks are profiled without headers (frees "
-                "through paths past its entry points are seen when their address is reused)",
-                hp_be.object, hp_be.why_not_patched ? hp_be.why_not_patched : "?");
+        if (hp_be.headerless == 2)
+            hp_info("another allocator (%s) comes before the shim and serves malloc; its blocks "
+                    "are profiled without headers (%s)", hp_be.object,
+                    hp_be.why_not_patched ? hp_be.why_not_patched : "?");
+        else
+            hp_warn("another allocator (%s) comes before the shim and serves malloc, and it "
+                    "cannot be patched completely (%s); its blocks are profiled without headers "
+                    "(frees through paths past its entry points are seen when their address is "
+                    "reused)", hp_be.object, hp_be.why_not_patched ? hp_be.why_not_patched : "?");
     } else if (hp_passthrough) {
         hp_warn("another allocator (%s) comes before the shim and serves malloc, and it was "
                 "not patched (%s); the shim only forwards to it and records nothing",
@@ -297,7 +302,7 @@ __attribute__((constructor(101))) static void hp_constructor(int argc, char **ar
         run_preinit(argc, argv, envp);
     hp_ready();
     hp_signals_resolve(); /* the interposed signal functions never look glibc's up later */
-    if (hp_passthrough || !hp_profiling)
+    if ((hp_passthrough && !hp_headerless) || !hp_profiling)
         return;
     hp_tls.depth++;
     hp_stack_late_init(libc_initialised);

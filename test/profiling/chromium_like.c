@@ -7,9 +7,8 @@
  *   (none)        main frees through the internal pool_free, past free(): profiled without headers;
  *   -DSIZED_FREE  main frees through an unexported sized free that calls pool_free: the same;
  *   -DDISPATCH    free jumps through a table of functions that main also calls: the same;
- *   -DCOMPLETE    every free goes through free(): patched, with headers;
- *   -DCHROME_MAIN with -DCOMPLETE, exports ChromeMain (-rdynamic): known by name, profiled
- *                 without headers.
+ *   -DCOMPLETE    every free goes through free(): nothing past the entry points is found,
+ *                 still profiled without headers (not an allocator family the shim knows).
  * Each run: 100 blocks of 100 bytes freed one by one as the variant frees (99 of them freed
  * unseen when the path is past the entry points, the last live), then 20 blocks of 200 bytes
  * freed through free(), then a block of 50 bytes grown by realloc to 300 and freed, then one of
@@ -98,10 +97,6 @@ void *realloc(void *p, size_t n)
 }
 
 void *volatile sink;
-
-#ifdef CHROME_MAIN
-int ChromeMain(void) { return 0; }
-#endif
 
 int main(void)
 {

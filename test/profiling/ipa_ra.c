@@ -1,8 +1,8 @@
 /* An allocator linked into the program whose caller relies on gcc's interprocedural register
  * allocation (-fipa-ra, on at -O2): main allocates inline, keeps the pool's cursor in a register
  * the ABI lets free clobber, and calls free, which gcc knows leaves it alone. Patched to lead to
- * the shim, free would clobber it and main would crash (linked-ipa-ra.sh): the shim must see it
- * and forward. Built with -fno-ipa-ra the same program is patched. */
+ * the shim without the entry's register-keeping routine (backend/keep_regs.c), free would
+ * clobber it and main would crash (linked-ipa-ra.sh). Built with -fno-ipa-ra as well. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

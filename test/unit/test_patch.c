@@ -165,30 +165,64 @@ START_TEST(test_next_sym)
 }
 END_TEST
 
-/* The code after a call: does it read a register the callee may clobber before writing it? */
-static int after_call(const uint8_t *code, size_t n, size_t start)
-{
-    return hp_x86_reads_clobbered((uintptr_t)code + start, (uintptr_t)code, (uintptr_t)code + n);
-}
+/* The way into the shim from a patched entry point (keep_regs.c) keeps the caller's registers.
+ * t_call(fn, routine, regs) loads rax, rcx, rdx, rsi, rdi, r8, r9, r10 from regs[0..7],
+ * xmm0-15 from regs[8..23] (each value in both halves) and r11 from regs[24], calls a stub
+ * made as patch.c makes them (a frame, r11 saved, fn in r11, a jump to the routine), stores
+ * the same registers back into regs and returns rax. t_clobber overwrites all of them. */
+void t_clobber(void);
+uint64_t t_call(void (*fn)(void), void (*routine)(void), uint64_t *regs);
+__asm__(".text\n"
+        "t_clobber:\n"
+        "  mov $-1, %rcx\n mov $-1, %rdx\n mov $-1, %rsi\n mov $-1, %rdi\n"
+        "  mov $-1, %r8\n mov $-1, %r9\n mov $-1, %r10\n mov $-1, %r11\n"
+        "  pcmpeqd %xmm0, %xmm0\n pcmpeqd %xmm1, %xmm1\n pcmpeqd %xmm2, %xmm2\n pcmpeqd %xmm3, %xmm3\n"
+        "  pcmpeqd %xmm4, %xmm4\n pcmpeqd %xmm5, %xmm5\n pcmpeqd %xmm6, %xmm6\n pcmpeqd %xmm7, %xmm7\n"
+        "  pcmpeqd %xmm8, %xmm8\n pcmpeqd %xmm9, %xmm9\n pcmpeqd %xmm10, %xmm10\n pcmpeqd %xmm11, %xmm11\n"
+        "  pcmpeqd %xmm12, %xmm12\n pcmpeqd %xmm13, %xmm13\n pcmpeqd %xmm14, %xmm14\n pcmpeqd %xmm15, %xmm15\n"
+        "  mov $77, %eax\n"
+        "  ret\n"
+        "t_stub:\n" /* patch.c's stub with fn in r13 and the routine in r12 */
+        "  push %rbp\n mov %rsp, %rbp\n push %r11\n mov %r13, %r11\n jmp *%r12\n"
+        ".globl t_call\n"
+        "t_call:\n"
+        "  push %rbx\n push %r12\n push %r13\n"
+        "  mov %rdx, %rbx\n mov %rsi, %r12\n mov %rdi, %r13\n"
+        "  mov 0(%rbx), %rax\n mov 8(%rbx), %rcx\n mov 16(%rbx), %rdx\n mov 24(%rbx), %rsi\n"
+        "  mov 32(%rbx), %rdi\n mov 40(%rbx), %r8\n mov 48(%rbx), %r9\n mov 56(%rbx), %r10\n"
+        "  mov 192(%rbx), %r11\n"
+        "  movddup 64(%rbx), %xmm0\n movddup 72(%rbx), %xmm1\n movddup 80(%rbx), %xmm2\n"
+        "  movddup 88(%rbx), %xmm3\n movddup 96(%rbx), %xmm4\n movddup 104(%rbx), %xmm5\n"
+        "  movddup 112(%rbx), %xmm6\n movddup 120(%rbx), %xmm7\n movddup 128(%rbx), %xmm8\n"
+        "  movddup 136(%rbx), %xmm9\n movddup 144(%rbx), %xmm10\n movddup 152(%rbx), %xmm11\n"
+        "  movddup 160(%rbx), %xmm12\n movddup 168(%rbx), %xmm13\n movddup 176(%rbx), %xmm14\n"
+        "  movddup 184(%rbx), %xmm15\n"
+        "  call t_stub\n"
+        "  mov %rax, 0(%rbx)\n mov %rcx, 8(%rbx)\n mov %rdx, 16(%rbx)\n mov %rsi, 24(%rbx)\n"
+        "  mov %rdi, 32(%rbx)\n mov %r8, 40(%rbx)\n mov %r9, 48(%rbx)\n mov %r10, 56(%rbx)\n"
+        "  mov %r11, 192(%rbx)\n"
+        "  movhlps %xmm0, %xmm0\n" /* the high half, where both halves are one value */
+        "  movq %xmm0, 64(%rbx)\n movq %xmm1, 72(%rbx)\n movq %xmm2, 80(%rbx)\n movq %xmm3, 88(%rbx)\n"
+        "  movq %xmm4, 96(%rbx)\n movq %xmm5, 104(%rbx)\n movq %xmm6, 112(%rbx)\n movq %xmm7, 120(%rbx)\n"
+        "  movq %xmm8, 128(%rbx)\n movq %xmm9, 136(%rbx)\n movq %xmm10, 144(%rbx)\n"
+        "  movq %xmm11, 152(%rbx)\n movq %xmm12, 160(%rbx)\n movq %xmm13, 168(%rbx)\n"
+        "  movq %xmm14, 176(%rbx)\n movq %xmm15, 184(%rbx)\n"
+        "  pop %r13\n pop %r12\n pop %rbx\n"
+        "  ret\n");
 
-START_TEST(test_reads_clobbered)
+START_TEST(test_keep_regs)
 {
-    const uint8_t reads_rdx[] = {0x48, 0x89, 0xd0, 0xc3};                   /* mov %rdx,%rax; ret */
-    const uint8_t zeroed[] = {0x31, 0xd2, 0x48, 0x89, 0xd0, 0xc3};          /* xor %edx,%edx; mov */
-    const uint8_t stos[] = {0xf3, 0x48, 0xab, 0xc3};                        /* rep stos: rcx, rdi */
-    const uint8_t stos_set[] = {0xb9, 5, 0, 0, 0, 0x48, 0x8d, 0x3d, 0, 0, 0, 0, 0xf3, 0x48, 0xab, 0xc3};
-    const uint8_t cmp_rip[] = {0x48, 0x83, 0x3d, 0, 0, 0, 0, 0, 0xc3};      /* cmpq $0,x(%rip) */
-    const uint8_t to_xmm[] = {0x66, 0x48, 0x0f, 0x6e, 0xc2, 0xc3};          /* movq %rdx,%xmm0 */
-    const uint8_t loop[] = {0x48, 0x89, 0xd0, 0x83, 0xeb, 0x01, 0x75, 0xf8, 0xc3}; /* back edge */
-    const uint8_t callee_saved[] = {0x48, 0x89, 0xd8, 0x4c, 0x89, 0xe7, 0xc3}; /* rbx; writes rdi */
-    ck_assert_int_eq(after_call(reads_rdx, sizeof reads_rdx, 0), 1);
-    ck_assert_int_eq(after_call(zeroed, sizeof zeroed, 0), 0);
-    ck_assert_int_eq(after_call(stos, sizeof stos, 0), 1);
-    ck_assert_int_eq(after_call(stos_set, sizeof stos_set, 0), 0);
-    ck_assert_int_eq(after_call(cmp_rip, sizeof cmp_rip, 0), 0);
-    ck_assert_int_eq(after_call(to_xmm, sizeof to_xmm, 0), 1);
-    ck_assert_int_eq(after_call(loop, sizeof loop, 3), 1);
-    ck_assert_int_eq(after_call(callee_saved, sizeof callee_saved, 0), 0);
+    for (int v = 0; v < 2; v++) {
+        uint64_t regs[25];
+        for (int i = 0; i < 25; i++)
+            regs[i] = 0x1000 + (uint64_t)i * 0x111;
+        uint64_t r = t_call(t_clobber, v ? hp_patch_call_void : hp_patch_call_value, regs);
+        /* A function with a result gives it; one without gives the caller's rax back. */
+        ck_assert_uint_eq(r, v ? 0x1000 : 77);
+        for (int i = 1; i < 25; i++)
+            ck_assert_msg(regs[i] == 0x1000 + (uint64_t)i * 0x111, "%s slot %d: %#lx",
+                          v ? "void" : "value", i, (unsigned long)regs[i]);
+    }
 }
 END_TEST
 
@@ -254,7 +288,7 @@ int main(void)
     tcase_add_test(tc, test_resolve_plt);
     tcase_add_test(tc, test_next_sym);
     tcase_add_test(tc, test_reach);
-    tcase_add_test(tc, test_reads_clobbered);
+    tcase_add_test(tc, test_keep_regs);
     suite_add_tcase(s, tc);
     return hp_unit_run(s);
 }
