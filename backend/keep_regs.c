@@ -4,7 +4,7 @@
  * A caller of an allocator compiled into the same program may count on more than the ABI
  * grants: gcc's -fipa-ra keeps values in registers the ABI lets the callee clobber (rcx, rdx,
  * rsi, rdi, r8-r11, xmm0-15) when it knows the callee leaves them alone, and the shim's code
- * does not (test/profiling/ipa_ra.c and ipa_ra_xmm.c change their output or crash when
+ * does not (test/profiling/ipa_ra.c, with and without -DXMM, changes its output or crashes when
  * patched without this). So the entry stub of each patched function (patch.c) makes a frame,
  * saves r11, loads the shim's function into r11 and jumps here; this saves the rest, calls the
  * shim's function and restores all but the return value:

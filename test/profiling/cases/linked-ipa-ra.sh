@@ -1,18 +1,20 @@
 # Callers of the program's own allocator that keep values in registers across their calls of it,
-# as gcc's -fipa-ra lets them when the allocator is in the same file: a general register
-# (test/profiling/ipa_ra.c) and SSE registers (ipa_ra_xmm.c). The shim patches the allocator
+# as gcc's -fipa-ra lets them when the allocator is in the same file: general registers
+# (test/profiling/ipa_ra.c) and SSE registers only (ipa_ra.c -DXMM). The shim patches the allocator
 # (for blocks without headers: it is the program's own) and its way in keeps every register
-# (backend/keep_regs.c): bare and under the shim, same status, same output, and (ipa_ra_xmm)
+# (backend/keep_regs.c): bare and under the shim, same status, same output, and (-DXMM)
 # a profile with main's 100 allocations. Built with -fno-ipa-ra as well.
 for prog in ipa_ra ipa_ra_xmm; do
+    defs=""
+    [ $prog = ipa_ra_xmm ] && defs="-DXMM"
     for v in ipa-ra no-ipa-ra; do
         name=linked-$v${prog#ipa_ra}
         extra=""
         [ $v = no-ipa-ra ] && extra="-fno-ipa-ra"
         bin=$PBIN/gcc/$prog-$v
         # shellcheck disable=SC2086
-        if ! build "$bin" gcc -O2 -g $extra test/profiling/$prog.c; then
-            bad "$name" "cannot build $prog.c $extra"
+        if ! build "$bin" gcc -O2 -g $extra $defs test/profiling/ipa_ra.c; then
+            bad "$name" "cannot build ipa_ra.c $extra $defs"
             continue
         fi
         "$bin" >"$TMP/$name.bare" 2>&1
