@@ -10,48 +10,14 @@
  *   evict:  like exit, but site_after allocates from 2,048 stacks (run with a tiny HIB table,
  *           so the profile file is first provisional and then the spool of evicted records).
  *   chroot: like exit, with chroot(DIR) instead of the user change. */
+#include "branch_sites.h"
+
 #include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-void *volatile sink;
-
-__attribute__((noinline)) void site_before(void)
-{
-    for (int i = 0; i < 100; i++) {
-        sink = malloc(100);
-        free(sink);
-    }
-}
-
-__attribute__((noinline)) void site_after(void)
-{
-    for (int i = 0; i < 50; i++) {
-        sink = malloc(200);
-        free(sink);
-    }
-}
-
-/* 2^level distinct stacks: each level calls on from one of two call sites. */
-__attribute__((noinline)) void site_branches(unsigned bits, int level);
-__attribute__((noinline)) static void left(unsigned bits, int level) { site_branches(bits, level); __asm__ volatile(""); }
-__attribute__((noinline)) static void right(unsigned bits, int level) { site_branches(bits, level); __asm__ volatile(""); }
-
-__attribute__((noinline)) void site_branches(unsigned bits, int level)
-{
-    if (level == 0) {
-        sink = malloc(64);
-        free(sink);
-        return;
-    }
-    if (bits & 1)
-        right(bits >> 1, level - 1);
-    else
-        left(bits >> 1, level - 1);
-}
 
 int main(int argc, char **argv)
 {

@@ -13,6 +13,8 @@
  *   evict:   prctl, then site_branches from 2,048 stacks (run with a tiny HIB table: records
  *            are evicted under the filter, so the file is written over from its start).
  * Prints "done" and exits 0. */
+#include "branch_sites.h"
+
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -26,48 +28,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-void *volatile sink;
-
-__attribute__((noinline)) void site_before(void)
-{
-    for (int i = 0; i < 100; i++) {
-        sink = malloc(100);
-        free(sink);
-    }
-}
-
-__attribute__((noinline)) void site_after(void)
-{
-    for (int i = 0; i < 50; i++) {
-        sink = malloc(200);
-        free(sink);
-    }
-}
-
 __attribute__((noinline)) void site_thread(void)
 {
     for (int i = 0; i < 30; i++) {
         sink = malloc(300);
         free(sink);
     }
-}
-
-/* 2^level distinct stacks: each level calls on from one of two call sites. */
-__attribute__((noinline)) void site_branches(unsigned bits, int level);
-__attribute__((noinline)) static void left(unsigned bits, int level) { site_branches(bits, level); __asm__ volatile(""); }
-__attribute__((noinline)) static void right(unsigned bits, int level) { site_branches(bits, level); __asm__ volatile(""); }
-
-__attribute__((noinline)) void site_branches(unsigned bits, int level)
-{
-    if (level == 0) {
-        sink = malloc(64);
-        free(sink);
-        return;
-    }
-    if (bits & 1)
-        right(bits >> 1, level - 1);
-    else
-        left(bits >> 1, level - 1);
 }
 
 static void *thread_main(void *arg)

@@ -11,6 +11,7 @@
  * that lists only the calls it expects may: the shim must see the filter (/proc/self/status)
  * and make its copies by reading and writing. Exit
  * status 3 when no filter can be installed. Prints "done". */
+#include "branch_sites.h"
 #include "heapprof.h"
 #include "unseen_filter.h"
 
@@ -21,25 +22,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-void *volatile sink;
-
-__attribute__((noinline)) void site_branches(unsigned bits, int level);
-__attribute__((noinline)) static void left(unsigned bits, int level) { site_branches(bits, level); __asm__ volatile(""); }
-__attribute__((noinline)) static void right(unsigned bits, int level) { site_branches(bits, level); __asm__ volatile(""); }
-
-__attribute__((noinline)) void site_branches(unsigned bits, int level)
-{
-    if (level == 0) {
-        sink = malloc(64);
-        free(sink);
-        return;
-    }
-    if (bits & 1)
-        right(bits >> 1, level - 1);
-    else
-        left(bits >> 1, level - 1);
-}
 
 static void *thread_main(void *arg)
 {
