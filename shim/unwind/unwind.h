@@ -137,6 +137,13 @@ struct hp_walk_cache {
     uintptr_t *pcs, hi16; /* hi16: the top of the stack being walked, less 16 */
     const uintptr_t *res_out;
     uint64_t res_hash;
+    /* The innermost frame of the kept walk in the shim's own code (a walk that went through a
+     * signal frame into a call of the shim's it interrupted), HP_WALK_MAX for none, as judged
+     * with the shim's range [shim_lo, shim_hi); res_noshim: no frame the walk in progress hands
+     * out is the shim's, so the capture need not look for them (capture.c). A walk that joins
+     * the previous one looks only at its new frames. */
+    int shim_at, res_noshim;
+    uintptr_t shim_lo, shim_hi;
     /* Where the walk in progress is (walk.c): its frame and that frame's rule, how many new
      * frames it has, the frame of the previous walk it is at, why it last stopped. */
     struct hp_walk_state {

@@ -67,6 +67,7 @@ void hp_walk_cache_reset(struct hp_walk_cache *wc)
         wc->ip[i + 1] = 0;
     }
     wc->base = HP_WALK_MAX;
+    wc->shim_at = HP_WALK_MAX;
     wc->hash[HP_WALK_MAX] = 0; /* the chain of no frames */
     wc->sp[HP_WALK_MAX] = UINTPTR_MAX; /* ends every search by stack pointer */
 }
@@ -119,6 +120,7 @@ static HP_COLD int walk_too_deep(struct hp_walk_cache *wc, int m, int reuse, int
     for (int k = reuse; k < END && n < max; k++)
         pcs[n++] = wc->ip[k];
     wc->res_out = pcs;
+    wc->res_noshim = 0; /* (the capture looks) */
     wc->res_trunc = trunc || m + (END - reuse) > max;
     wc->res_hash = hp_stack_hash(pcs, n);
     hp_walk_cache_reset(wc);
@@ -151,6 +153,15 @@ enum {
     WS_NOT_CODE,      /* ip is not code: end the walk before it */
 };
 
+/* The innermost frame of [k, HP_WALK_MAX) in the shim, HP_WALK_MAX for none. */
+static HP_COLD long shim_scan(const struct hp_walk_cache *wc, long k, uintptr_t lo, uintptr_t hi)
+{
+    for (; k < HP_WALK_MAX; k++)
+        if (wc->ip[k] - lo < hi - lo)
+            break;
+    return k;
+}
+
 /* The end of a walk (walk_run): its m new frames, in wc->nf_*, go right below the frames of the
  * previous walk it joined, reuse.. (or at the top end, reuse HP_WALK_MAX: then last_read is
  * what its last step read), and their chain values are computed from the outside in. Returns
@@ -165,10 +176,22 @@ static inline __attribute__((always_inline)) int walk_place(struct hp_walk_cache
     long base = reuse - m;
     if (reuse == END)
         wc->ip[END] = last_read;
+    /* The shim's frames among the reused ones are known from the walk that made them (with the
+     * same range of the shim's code); only the new frames are looked at. (hi - lo: 0 while the
+     * range is not known, when no address is the shim's, as with hp_in_shim.) */
+    uintptr_t slo = hp_shim_lo, shi = hp_shim_hi;
+    long sa = END;
+    if (reuse < END) {
+        sa = wc->shim_at;
+        if (HP_UNLIKELY(sa < reuse || wc->shim_lo != slo || wc->shim_hi != shi))
+            sa = shim_scan(wc, reuse, slo, shi);
+    }
     uint64_t h = wc->hash[reuse];
     for (long k = m - 1; k >= 0; k--) {
         long x = base + k;
         uintptr_t fip = wc->nf_ip[k];
+        if (HP_UNLIKELY(fip - slo < shi - slo))
+            sa = x;
         wc->ip[x] = fip;
         wc->slot[x] = wc->nf_slot[k];
         wc->sp[x] = wc->nf_sp[k];
@@ -177,6 +200,9 @@ static inline __attribute__((always_inline)) int walk_place(struct hp_walk_cache
         wc->hash[x] = h;
     }
     wc->base = (int)base;
+    wc->shim_at = (int)sa;
+    wc->shim_lo = slo;
+    wc->shim_hi = shi;
     wc->truncated = trunc;
     wc->stack_hi = hi16 + 16;
     long n = END - base;
@@ -189,6 +215,7 @@ static inline __attribute__((always_inline)) int walk_place(struct hp_walk_cache
     }
     wc->res_hash = hp_stack_hash_final(h);
     wc->res_trunc = trunc;
+    wc->res_noshim = sa >= base + n;
     return (int)n;
 }
 
@@ -287,6 +314,7 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
         return hp_cfi_walk_plain(ip, sp, bp, stack_hi, pcs, max, truncated, hash);
     *hash = hp_stack_hash(pcs, 0);
     wc->res_out = NULL; /* (for hp_cfi_site_add) no walk in the cache */
+    wc->res_noshim = 0;
     if (!hp_rule_cache || stack_hi < 32)
         return 0;
     uintptr_t hi16 = stack_hi - 16;
