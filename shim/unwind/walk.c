@@ -67,6 +67,7 @@ void hp_walk_cache_reset(struct hp_walk_cache *wc)
         wc->ip[i + 1] = 0;
     }
     wc->base = HP_WALK_MAX;
+    wc->walk_gen++;
     wc->shim_at = HP_WALK_MAX;
     wc->hash[HP_WALK_MAX] = 0; /* the chain of no frames */
     wc->sp[HP_WALK_MAX] = UINTPTR_MAX; /* ends every search by stack pointer */
@@ -199,6 +200,8 @@ static inline __attribute__((always_inline)) int walk_place(struct hp_walk_cache
         h = hp_stack_hash_step(h, fip);
         wc->hash[x] = h;
     }
+    if (m || base != wc->base)
+        wc->walk_gen++;
     wc->base = (int)base;
     wc->shim_at = (int)sa;
     wc->shim_lo = slo;
