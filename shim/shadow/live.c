@@ -48,11 +48,15 @@ static uint64_t dropped; /* registrations refused: the array is full, or could n
 static uint32_t listed;  /* slots on the shared lists */
 static struct list lists[LISTS];
 
-/* A thread in the middle of an operation: a signal handler that interrupts it must not take the
- * lock it may hold. */
-static __thread int busy;
-/* The thread's magazine: its first free slot + 1 (0: empty) and how many it holds. */
-static __thread uint32_t mag_head, mag_n;
+/* The thread's state, in one variable: each thread-local variable of the injected library is
+ * reached through an offset loaded from the GOT, one load per variable a function uses. busy:
+ * the thread is in the middle of an operation (a signal handler that interrupts it must not
+ * take the lock it may hold); head: the magazine's first free slot + 1 (0: empty); n: how many
+ * slots it holds. */
+static __thread struct {
+    int busy;
+    uint32_t head, n;
+} mine;
 
 static inline uint64_t slot_key(const struct slot *s) { return __atomic_load_n(&s->w0, __ATOMIC_ACQUIRE) & KEY_MASK; }
 
@@ -78,7 +82,7 @@ static struct slot *slot_array(void)
 /* The list of the calling thread. */
 static inline struct list *my_list(void)
 {
-    uintptr_t a = (uintptr_t)&busy;
+    uintptr_t a = (uintptr_t)&mine;
     return &lists[(a >> 12 ^ a >> 20) & (LISTS - 1)];
 }
 
@@ -112,8 +116,8 @@ static uint32_t take_from(struct list *l, struct slot *s)
     if (n) {
         __atomic_store_n(&l->head, (uint32_t)s[last - 1].w1, __ATOMIC_RELAXED);
         s[last - 1].w1 = 0;
-        mag_head = head;
-        mag_n = n;
+        mine.head = head;
+        mine.n = n;
     }
     hp_unlock(&l->lock);
     if (n)
@@ -142,20 +146,20 @@ static HP_COLD void mag_refill(struct slot *s)
         return;
     for (uint32_t i = 0; i < MAG_MOVE; i++)
         s[first + i].w1 = i + 1 < MAG_MOVE ? first + i + 2 : 0;
-    mag_head = first + 1;
-    mag_n = MAG_MOVE;
+    mine.head = first + 1;
+    mine.n = MAG_MOVE;
 }
 
-/* The first n slots of the magazine (n <= mag_n) back to the thread's list. */
+/* The first n slots of the magazine (n <= mine.n) back to the thread's list. */
 static HP_COLD void mag_spill(struct slot *s, uint32_t n)
 {
     if (!n)
         return;
-    uint32_t head = mag_head, last = head;
+    uint32_t head = mine.head, last = head;
     for (uint32_t k = 1; k < n; k++)
         last = (uint32_t)s[last - 1].w1;
-    mag_head = (uint32_t)s[last - 1].w1;
-    mag_n -= n;
+    mine.head = (uint32_t)s[last - 1].w1;
+    mine.n -= n;
     struct list *l = my_list();
     hp_lock(&l->lock);
     s[last - 1].w1 = l->head;
@@ -172,20 +176,20 @@ uint32_t hp_shadow_live_add(uintptr_t user, uint64_t size, uint32_t ctx)
         return 0;
     }
     uint32_t i;
-    if (HP_UNLIKELY(busy)) {
+    if (HP_UNLIKELY(mine.busy)) {
         i = take_fresh(1);
     } else {
-        busy = 1;
+        mine.busy = 1;
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
-        if (HP_UNLIKELY(!mag_head))
+        if (HP_UNLIKELY(!mine.head))
             mag_refill(s);
-        i = mag_head - 1; /* UINT32_MAX when still empty: no slot to be had */
-        if (HP_LIKELY(mag_head)) {
-            mag_head = (uint32_t)s[i].w1;
-            mag_n--;
+        i = mine.head - 1; /* UINT32_MAX when still empty: no slot to be had */
+        if (HP_LIKELY(mine.head)) {
+            mine.head = (uint32_t)s[i].w1;
+            mine.n--;
         }
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
-        busy = 0;
+        mine.busy = 0;
     }
     if (i == UINT32_MAX)
         return 0;
@@ -202,28 +206,28 @@ void hp_shadow_live_del(uint32_t ref, uintptr_t user)
     __atomic_store_n(&sl->w0, 0, __ATOMIC_RELEASE);
     /* Interrupting an operation of its thread, a signal handler leaves the slot out of every
      * list: it is lost, 16 bytes. */
-    if (HP_UNLIKELY(busy))
+    if (HP_UNLIKELY(mine.busy))
         return;
-    busy = 1;
+    mine.busy = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    sl->w1 = mag_head;
-    mag_head = ref;
-    if (HP_UNLIKELY(++mag_n > MAG_MAX))
+    sl->w1 = mine.head;
+    mine.head = ref;
+    if (HP_UNLIKELY(++mine.n > MAG_MAX))
         mag_spill(s, MAG_MOVE);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    busy = 0;
+    mine.busy = 0;
 }
 
 void hp_shadow_live_thread_exit(void)
 {
     struct slot *s = __atomic_load_n(&slots, __ATOMIC_ACQUIRE);
-    if (!s || busy)
+    if (!s || mine.busy)
         return;
-    busy = 1;
+    mine.busy = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    mag_spill(s, mag_n);
+    mag_spill(s, mine.n);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    busy = 0;
+    mine.busy = 0;
 }
 
 /* Without the lists' locks: a slot read while its block is made or freed is taken or left as
