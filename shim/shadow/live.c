@@ -24,8 +24,8 @@
  * allocation and free, cost 82 instructions a pair, the magazines 67 and no locked instruction
  * (callgrind, alloc_bench built with heapprof-cc). With one chain of up to 64 slots of which 32
  * moved at a time, each move followed 32 links: Lua's collector frees and allocates in runs,
- * and moved 32 slots every 32 blocks, 26 instructions an allocation
- * (bench/access_alloc.sh --instr, lua). */
+ * and moved 32 slots every 32 blocks, 26 instructions an allocation (callgrind, Lua built
+ * with heapprof-cc, bench/access_alloc.sh). */
 #define SLOTS_MAX ((uint32_t)1 << 28) /* 4 GiB of address space */
 #define LISTS_LOG 6
 #define LISTS (1u << LISTS_LOG)
