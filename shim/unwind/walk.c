@@ -343,9 +343,21 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
      * stack pointer (both walks go up the stack). */
     long j = wc->base < HP_WALK_MAX && wc->stack_hi == stack_hi ? wc->base : HP_WALK_MAX;
     wc->hi16 = hi16;
+    int n;
+    if (j < HP_WALK_MAX && wc->sp[j] == sp) {
+        /* The previous walk's first frame again (a loop allocating): walk_run's first join,
+         * without its call and state. */
+        if (wc->ip[j] == ip && wc->bp[j] == bp && (!wc->truncated || HP_WALK_MAX - j >= max) &&
+            suffix_holds(wc, j, j + max < HP_WALK_MAX ? j + max : HP_WALK_MAX)) {
+            n = walk_place(wc, 0, j, wc->truncated, 0, max, hi16);
+            goto done;
+        }
+        /* walk_run would try that join first and fail the same way; its next frame is above
+         * sp[j], where it looks from j + 1 on as it would from j. */
+        j++;
+    }
     struct hp_walk_state *st = &wc->st;
     *st = (struct hp_walk_state){ip, sp, bp, r, 0, j, WS_RUN}; /* sp[END] is UINTPTR_MAX */
-    int n;
     while ((n = walk_run(wc)) < 0) {
         if (st->why == WS_MISS) {
             st->r = hp_thread_rule_miss(wc, st->ip, st->ip & (HP_WALK_RULES - 1));
@@ -359,6 +371,7 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
         st->r = 0;
         st->why = in_exec_mapping(st->ip) ? WS_RUN : WS_NOT_CODE;
     }
+done:
     *out = wc->res_out;
     *hash = wc->res_hash;
     *truncated = wc->res_trunc;
