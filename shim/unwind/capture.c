@@ -8,7 +8,7 @@ int hp_use_cfi;
 
 /* Leave the shim's frames, then follow the program's with their call frame information. */
 static int capture_cfi(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc,
-                       const uintptr_t **out, uint64_t *hash, uintptr_t fp)
+                       const uintptr_t **out, uint64_t *hash, uintptr_t fp, int *noshim)
 {
     uintptr_t ret, sp, bp, hi;
     struct hp_site_cache *sc = wc ? &wc->sites : NULL;
@@ -21,7 +21,10 @@ static int capture_cfi(uintptr_t *pcs, int max, int *truncated, struct hp_walk_c
     } else if (!hp_leave_shim(fp, &ret, &sp, &bp, &hi)) {
         return 0;
     }
-    return hp_cfi_walk(ret, sp, bp, hi, pcs, max, truncated, wc, out, hash);
+    int n = hp_cfi_walk(ret, sp, bp, hi, pcs, max, truncated, wc, out, hash);
+    if (wc)
+        *noshim = wc->res_noshim;
+    return n;
 }
 
 uint32_t hp_stack_site_find(struct hp_walk_cache *wc, uintptr_t frame, int *truncated)
@@ -65,7 +68,7 @@ static HP_COLD int drop_forwarder(const uintptr_t **out, int n, uint64_t *hash)
 }
 
 static int capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc,
-                   const uintptr_t **out, uint64_t *hash, uintptr_t frame);
+                   const uintptr_t **out, uint64_t *hash, uintptr_t frame, int *noshim);
 
 /* A walk that went on through a signal frame into a call of the shim's that the signal
  * interrupted (outside a recording: the handler's allocation is then an ordinary one) came to
@@ -93,15 +96,17 @@ static inline int drop_interrupted_shim(uintptr_t *pcs, const uintptr_t **out, i
 int hp_stack_capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc,
                      const uintptr_t **out, uint64_t *hash, uintptr_t frame)
 {
-    int n = capture(pcs, max, truncated, wc, out, hash, frame);
-    n = drop_interrupted_shim(pcs, out, n, hash);
+    int noshim = 0; /* the cfi walk with the thread's cache knows whether there are any */
+    int n = capture(pcs, max, truncated, wc, out, hash, frame, &noshim);
+    if (!noshim)
+        n = drop_interrupted_shim(pcs, out, n, hash);
     if (HP_UNLIKELY(hp_be.fwd_hi != 0) && n > 0)
         n = drop_forwarder(out, n, hash);
     return n;
 }
 
 static int capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache *wc,
-                   const uintptr_t **out, uint64_t *hash, uintptr_t frame)
+                   const uintptr_t **out, uint64_t *hash, uintptr_t frame, int *noshim)
 {
     *out = pcs;
     *hash = hp_stack_hash(pcs, 0);
@@ -110,7 +115,7 @@ static int capture(uintptr_t *pcs, int max, int *truncated, struct hp_walk_cache
     if (!frame)
         frame = (uintptr_t)__builtin_frame_address(0);
     if (__atomic_load_n(&hp_use_cfi, __ATOMIC_RELAXED))
-        return capture_cfi(pcs, max, truncated, wc, out, hash, frame);
+        return capture_cfi(pcs, max, truncated, wc, out, hash, frame, noshim);
     if (HP_UNLIKELY(__atomic_load_n(&hp_unw_deferred, __ATOMIC_RELAXED))) {
         /* The frame-pointer walk names the caller; once libunwind is loaded it walks again. */
         int n = hp_capture_fp(pcs, max, truncated, frame);

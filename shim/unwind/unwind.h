@@ -120,6 +120,11 @@ struct hp_site_cache {
     uint32_t deep;         /* 0: sets chosen by the frame alone; else by the return addresses
                             * above it too (keyed deep), and at most this many sets */
     uint32_t bad_runs;     /* windows in a row at full size, not deep, with few hits */
+    /* The last entry that could not be made (more checks than an entry holds, a slot out of
+     * reach): for the walk of that generation (hp_walk_cache.walk_gen), at its base, seen from
+     * that stack pointer and top. The same walk again would fail the same way: not tried. */
+    uint32_t fail_gen, fail_base, fail_n;
+    uintptr_t fail_sp, fail_hi;
     uint64_t q_set;        /* the set that lookup chose */
     uintptr_t q_ip, q_sp, q_bp, q_hi, q_frame; /* that lookup's frame (q_frame: the shim's) */
 };
@@ -137,6 +142,14 @@ struct hp_walk_cache {
     uintptr_t *pcs, hi16; /* hi16: the top of the stack being walked, less 16 */
     const uintptr_t *res_out;
     uint64_t res_hash;
+    /* The innermost frame of the kept walk in the shim's own code (a walk that went through a
+     * signal frame into a call of the shim's it interrupted), HP_WALK_MAX for none, as judged
+     * with the shim's range [shim_lo, shim_hi); res_noshim: no frame the walk in progress hands
+     * out is the shim's, so the capture need not look for them (capture.c). A walk that joins
+     * the previous one looks only at its new frames. */
+    int shim_at, res_noshim;
+    uintptr_t shim_lo, shim_hi;
+    uint32_t walk_gen;  /* changes whenever the kept walk's frames change */
     /* Where the walk in progress is (walk.c): its frame and that frame's rule, how many new
      * frames it has, the frame of the previous walk it is at, why it last stopped. */
     struct hp_walk_state {

@@ -67,6 +67,8 @@ void hp_walk_cache_reset(struct hp_walk_cache *wc)
         wc->ip[i + 1] = 0;
     }
     wc->base = HP_WALK_MAX;
+    wc->walk_gen++;
+    wc->shim_at = HP_WALK_MAX;
     wc->hash[HP_WALK_MAX] = 0; /* the chain of no frames */
     wc->sp[HP_WALK_MAX] = UINTPTR_MAX; /* ends every search by stack pointer */
 }
@@ -85,15 +87,17 @@ static inline uintptr_t slot_differs(const struct hp_walk_cache *wc, long k)
 
 static inline int suffix_holds(const struct hp_walk_cache *wc, long k, long lim)
 {
-    /* Nearly always every slot holds, so no test per slot: four slots per step (k < lim). The
+    /* A test per four slots, not per slot (k < lim): a join that holds reads them all anyway,
+     * and one that fails (a stack that parts from the previous one further out, as in
+     * bench/alloc_bench's random chains) mostly fails in the first four. The
      * last step may read up to three slots past lim: past the end they are padding that always
      * holds; before it, slots of frames further out, on the walked stack (as safe to read as
      * the others), which at worst make a join that would have held fail, and the walk go on. */
-    uintptr_t d = 0;
+    uintptr_t d;
     do {
-        d |= slot_differs(wc, k) | slot_differs(wc, k + 1) | slot_differs(wc, k + 2) | slot_differs(wc, k + 3);
+        d = slot_differs(wc, k) | slot_differs(wc, k + 1) | slot_differs(wc, k + 2) | slot_differs(wc, k + 3);
         k += 4;
-    } while (k < lim);
+    } while (!d && k < lim);
     return d == 0;
 }
 
@@ -119,6 +123,7 @@ static HP_COLD int walk_too_deep(struct hp_walk_cache *wc, int m, int reuse, int
     for (int k = reuse; k < END && n < max; k++)
         pcs[n++] = wc->ip[k];
     wc->res_out = pcs;
+    wc->res_noshim = 0; /* (the capture looks) */
     wc->res_trunc = trunc || m + (END - reuse) > max;
     wc->res_hash = hp_stack_hash(pcs, n);
     hp_walk_cache_reset(wc);
@@ -151,6 +156,15 @@ enum {
     WS_NOT_CODE,      /* ip is not code: end the walk before it */
 };
 
+/* The innermost frame of [k, HP_WALK_MAX) in the shim, HP_WALK_MAX for none. */
+static HP_COLD long shim_scan(const struct hp_walk_cache *wc, long k, uintptr_t lo, uintptr_t hi)
+{
+    for (; k < HP_WALK_MAX; k++)
+        if (wc->ip[k] - lo < hi - lo)
+            break;
+    return k;
+}
+
 /* The end of a walk (walk_run): its m new frames, in wc->nf_*, go right below the frames of the
  * previous walk it joined, reuse.. (or at the top end, reuse HP_WALK_MAX: then last_read is
  * what its last step read), and their chain values are computed from the outside in. Returns
@@ -165,10 +179,22 @@ static inline __attribute__((always_inline)) int walk_place(struct hp_walk_cache
     long base = reuse - m;
     if (reuse == END)
         wc->ip[END] = last_read;
+    /* The shim's frames among the reused ones are known from the walk that made them (with the
+     * same range of the shim's code); only the new frames are looked at. (hi - lo: 0 while the
+     * range is not known, when no address is the shim's, as with hp_in_shim.) */
+    uintptr_t slo = hp_shim_lo, shi = hp_shim_hi;
+    long sa = END;
+    if (reuse < END) {
+        sa = wc->shim_at;
+        if (HP_UNLIKELY(sa < reuse || wc->shim_lo != slo || wc->shim_hi != shi))
+            sa = shim_scan(wc, reuse, slo, shi);
+    }
     uint64_t h = wc->hash[reuse];
     for (long k = m - 1; k >= 0; k--) {
         long x = base + k;
         uintptr_t fip = wc->nf_ip[k];
+        if (HP_UNLIKELY(fip - slo < shi - slo))
+            sa = x;
         wc->ip[x] = fip;
         wc->slot[x] = wc->nf_slot[k];
         wc->sp[x] = wc->nf_sp[k];
@@ -176,7 +202,12 @@ static inline __attribute__((always_inline)) int walk_place(struct hp_walk_cache
         h = hp_stack_hash_step(h, fip);
         wc->hash[x] = h;
     }
+    if (m || base != wc->base)
+        wc->walk_gen++;
     wc->base = (int)base;
+    wc->shim_at = (int)sa;
+    wc->shim_lo = slo;
+    wc->shim_hi = shi;
     wc->truncated = trunc;
     wc->stack_hi = hi16 + 16;
     long n = END - base;
@@ -189,6 +220,7 @@ static inline __attribute__((always_inline)) int walk_place(struct hp_walk_cache
     }
     wc->res_hash = hp_stack_hash_final(h);
     wc->res_trunc = trunc;
+    wc->res_noshim = sa >= base + n;
     return (int)n;
 }
 
@@ -287,6 +319,7 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
         return hp_cfi_walk_plain(ip, sp, bp, stack_hi, pcs, max, truncated, hash);
     *hash = hp_stack_hash(pcs, 0);
     wc->res_out = NULL; /* (for hp_cfi_site_add) no walk in the cache */
+    wc->res_noshim = 0;
     if (!hp_rule_cache || stack_hi < 32)
         return 0;
     uintptr_t hi16 = stack_hi - 16;
@@ -310,9 +343,21 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
      * stack pointer (both walks go up the stack). */
     long j = wc->base < HP_WALK_MAX && wc->stack_hi == stack_hi ? wc->base : HP_WALK_MAX;
     wc->hi16 = hi16;
+    int n;
+    if (j < HP_WALK_MAX && wc->sp[j] == sp) {
+        /* The previous walk's first frame again (a loop allocating): walk_run's first join,
+         * without its call and state. */
+        if (wc->ip[j] == ip && wc->bp[j] == bp && (!wc->truncated || HP_WALK_MAX - j >= max) &&
+            suffix_holds(wc, j, j + max < HP_WALK_MAX ? j + max : HP_WALK_MAX)) {
+            n = walk_place(wc, 0, j, wc->truncated, 0, max, hi16);
+            goto done;
+        }
+        /* walk_run would try that join first and fail the same way; its next frame is above
+         * sp[j], where it looks from j + 1 on as it would from j. */
+        j++;
+    }
     struct hp_walk_state *st = &wc->st;
     *st = (struct hp_walk_state){ip, sp, bp, r, 0, j, WS_RUN}; /* sp[END] is UINTPTR_MAX */
-    int n;
     while ((n = walk_run(wc)) < 0) {
         if (st->why == WS_MISS) {
             st->r = hp_thread_rule_miss(wc, st->ip, st->ip & (HP_WALK_RULES - 1));
@@ -326,6 +371,7 @@ int hp_cfi_walk(uintptr_t ip, uintptr_t sp, uintptr_t bp, uintptr_t stack_hi, ui
         st->r = 0;
         st->why = in_exec_mapping(st->ip) ? WS_RUN : WS_NOT_CODE;
     }
+done:
     *out = wc->res_out;
     *hash = wc->res_hash;
     *truncated = wc->res_trunc;
