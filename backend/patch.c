@@ -360,8 +360,6 @@ static const struct hp_dynsyms *self_handle(void)
     return dl_iterate_phdr(find_self, NULL) ? &self_syms : NULL;
 }
 
-/* Add the function fn (size bytes, 0: unknown) as names[k], unless its address is already
- * taken (an alias). -1 (and *why) when it cannot be patched. */
 /* Is the allocator one of the families whose whole API the shim interposes and patches
  * (names[]), known by a function only that family defines: jemalloc, tcmalloc, mimalloc?
  * Their code behind that API is their own; an allocator of the program's own may have ways in
@@ -396,6 +394,8 @@ static int returns_nothing(const char *name)
     return 0;
 }
 
+/* Add the function fn (size bytes, 0: unknown) as names[k], unless its address is already
+ * taken (an alias). -1 (and *why) when it cannot be patched. */
 static int add_hook(size_t k, void *fn, size_t size, const struct hp_dynsyms *self, const char **why)
 {
     family_seen |= family_mark(names[k]);
