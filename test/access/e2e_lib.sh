@@ -61,6 +61,31 @@ access_profile() {
     fi
 }
 
+# access_sites NAME MODE SRC [LINK...]: SRC built by heapprof-cc in MODE (with LINK: objects,
+# flags) into $TMP/NAME, run bare, then under heapprof-run (HEAPPROF_OPTIONS passed on) with the
+# same output, its report in $TMP/NAME/report.json. 0 when all that went well; otherwise a
+# failed check NAME and 1.
+access_sites() {
+    local name=$1 m=$2 src=$3 d=$TMP/$1
+    shift 3
+    access_need "$name" || return 1
+    mkdir -p "$d"
+    # shellcheck disable=SC2046
+    if ! env $(access_env "$m") "$HEAPPROF_CC" -O2 -o "$d/prog" "$src" "$@" 2>"$d/build.err"; then
+        bad "$name" "build: $(head -c 400 "$d/build.err" | tr '\n' '|')"
+        return 1
+    fi
+    if ! "$d/prog" >"$d/bare.out" 2>&1; then
+        bad "$name" "bare: $(head -c 300 "$d/bare.out")"
+        return 1
+    fi
+    access_profile "$name" "$d" "$d/prog" || return 1
+    if ! cmp -s "$d/bare.out" "$d/run.out"; then
+        bad "$name" "output differs under heapprof-run: $(diff "$d/bare.out" "$d/run.out" | head -4 | tr '\n' '|')"
+        return 1
+    fi
+}
+
 # access_patterns_plain DIR: patterns.c and its library built plainly by gcc, and what that
 # prints (DIR/plain.out): what every instrumented build must print, bare or profiled.
 access_patterns_plain() {

@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Checks the per-site figures of a heapprof-report JSON of a program built by heapprof-cc in
+MODE: for each SITE=ALLOCS,SIZE,ACCESSES,WRITES[,PERCENT], exactly one context whose first frame
+is the function SITE, with ALLOCS allocations of SIZE bytes each, none live, ACCESSES accesses
+and (callback and gcc builds, which count writes apart) WRITES writes per block, and, when
+given, PERCENT utilisation of every block. --headerless: the summary says the blocks had no
+headers. Prints the differences on one line; exit status 1 if there is any.
+Usage: check_sites.py REPORT.json MODE [--headerless] SITE=ALLOCS,SIZE,ACCESSES,WRITES[,PERCENT]..."""
+import json
+import sys
+
+doc = json.load(open(sys.argv[1]))
+apart = sys.argv[2] != "inline"
+frames = doc.get("frame_table") or []
+problems = []
+
+
+def function(c):
+    f = c["frames"][0]
+    return (frames[f] if isinstance(f, int) else f)["function"]
+
+
+for arg in sys.argv[3:]:
+    if arg == "--headerless":
+        if doc["summary"].get("headerless") != 1:
+            problems.append("summary headerless is %s" % doc["summary"].get("headerless"))
+        continue
+    site, _, spec = arg.partition("=")
+    v = [int(x) for x in spec.split(",")]
+    n, size, acc, wr = v[:4]
+    cs = [c for c in doc["contexts"] if c["frames"] and function(c) == site]
+    if len(cs) != 1:
+        problems.append("%s: %d contexts" % (site, len(cs)))
+        continue
+    c = cs[0]
+    got = (c["alloc_count"], c["total_size"], c["live_count"], c["total_access_count"],
+           c["min_access_count"], c["max_access_count"])
+    want = (n, n * size, 0, n * acc, acc, acc)
+    if got != want:
+        problems.append("%s: (allocations, bytes, live, accesses, min, max) %s, expected %s"
+                        % (site, got, want))
+    if apart and (c["total_write_count"], c["total_read_count"]) != (n * wr, n * (acc - wr)):
+        problems.append("%s: writes %s, reads %s, expected %d, %d" % (
+            site, c["total_write_count"], c["total_read_count"], n * wr, n * (acc - wr)))
+    if len(v) > 4 and (c["min_percent_utilized"], c["max_percent_utilized"]) != (v[4], v[4]):
+        problems.append("%s: utilisation %s-%s%%, expected %d%%" % (
+            site, c["min_percent_utilized"], c["max_percent_utilized"], v[4]))
+print("; ".join(problems))
+sys.exit(1 if problems else 0)
