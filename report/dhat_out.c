@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hr_arrays.h"
 #include "hr_intern.h"
 #include "hr_metric.h"
 #include "hr_output.h"
@@ -53,14 +54,8 @@ static char *hr_dhat_frame_text(const struct hr_frame *g)
 
 static int hr_dhat_push_frame(struct hr_dhat *d, uint32_t f)
 {
-    if (d->nframes == d->frames_cap) {
-        size_t cap = d->frames_cap ? d->frames_cap * 2 : 1024;
-        uint32_t *v = realloc(d->frames, cap * sizeof *v);
-        if (!v)
-            return -1;
-        d->frames = v;
-        d->frames_cap = cap;
-    }
+    if (hr_grow(&d->frames, &d->frames_cap, d->nframes, sizeof *d->frames, 1024))
+        return -1;
     d->frames[d->nframes++] = f;
     return 0;
 }

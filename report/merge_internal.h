@@ -14,7 +14,8 @@ struct hr_mmod {
     const struct hr_module *first; /* its first record in the inputs: path, build id */
     uint64_t bias;                 /* load bias in the merged profile */
     struct hpf_segment *rel;       /* segments relative to the bias, disjoint, sorted */
-    uint32_t nrel, caprel;
+    uint32_t nrel;
+    size_t caprel;
 };
 
 /* A segment of one input, and where its module went. */

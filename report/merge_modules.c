@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hr_arrays.h"
 #include "merge_internal.h"
 
 /* Modules are the same file when their build ids agree; without a build id on both sides, when
@@ -24,14 +25,8 @@ static long hr_mmod_get(struct hr_merger *m, const struct hr_module *rec)
     for (size_t i = 0; i < m->nmods; i++)
         if (hr_same_module(m->mods[i].first, rec))
             return (long)i;
-    if (m->nmods == m->capmods) {
-        size_t cap = m->capmods ? m->capmods * 2 : 32;
-        struct hr_mmod *v = realloc(m->mods, cap * sizeof *v);
-        if (!v)
-            return -2;
-        m->mods = v;
-        m->capmods = cap;
-    }
+    if (hr_grow(&m->mods, &m->capmods, m->nmods, sizeof *m->mods, 32))
+        return -2;
     memset(&m->mods[m->nmods], 0, sizeof m->mods[0]);
     m->mods[m->nmods].first = rec;
     m->mods[m->nmods].bias = rec->load_bias;
@@ -40,14 +35,8 @@ static long hr_mmod_get(struct hr_merger *m, const struct hr_module *rec)
 
 static int hr_mmod_add_seg(struct hr_mmod *d, const struct hpf_segment *s, uint64_t bias)
 {
-    if (d->nrel == d->caprel) {
-        uint32_t cap = d->caprel ? d->caprel * 2 : 4;
-        struct hpf_segment *v = realloc(d->rel, cap * sizeof *v);
-        if (!v)
-            return -1;
-        d->rel = v;
-        d->caprel = cap;
-    }
+    if (hr_grow(&d->rel, &d->caprel, d->nrel, sizeof *d->rel, 4))
+        return -1;
     struct hpf_segment r = *s;
     r.start -= bias;
     r.end -= bias;
@@ -79,12 +68,6 @@ static void hr_mmod_normalise(struct hr_mmod *d)
     d->nrel = k;
 }
 
-static int hr_range_cmp(const void *a, const void *b)
-{
-    const struct hr_srange *x = a, *y = b;
-    return x->start < y->start ? -1 : x->start > y->start;
-}
-
 static int hr_input_modules(struct hr_merger *m, struct hr_minput *in)
 {
     const struct hr_profile *p = in->p;
@@ -108,20 +91,13 @@ static int hr_input_modules(struct hr_merger *m, struct hr_minput *in)
                                                            rec->load_bias, (uint32_t)k};
         }
     }
-    qsort(in->ranges, in->nranges, sizeof *in->ranges, hr_range_cmp);
+    qsort(in->ranges, in->nranges, sizeof *in->ranges, hr_start_cmp);
     return 0;
 }
 
 static const struct hr_srange *hr_range_find(const struct hr_minput *in, uint64_t addr)
 {
-    size_t lo = 0, hi = in->nranges;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (in->ranges[mid].start <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = hr_first_above(in->ranges, in->nranges, sizeof *in->ranges, addr);
     if (lo == 0 || addr >= in->ranges[lo - 1].end)
         return NULL;
     return &in->ranges[lo - 1];
@@ -161,14 +137,8 @@ static int hr_collect_raw(struct hr_merger *m, uint64_t *top)
                 uint64_t pc = ctx->pcs[d];
                 if (!pc || hr_range_find(in, pc - 1))
                     continue;
-                if (m->nraw == m->capraw) {
-                    size_t cap = m->capraw ? m->capraw * 2 : 256;
-                    uint64_t *v = realloc(m->raw, cap * sizeof *v);
-                    if (!v)
-                        return -1;
-                    m->raw = v;
-                    m->capraw = cap;
-                }
+                if (hr_grow(&m->raw, &m->capraw, m->nraw, sizeof *m->raw, 256))
+                    return -1;
                 m->raw[m->nraw++] = pc - 1;
                 if (pc > *top)
                     *top = pc;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hr_arrays.h"
 #include "hr_intern.h"
 #include "hr_metric.h"
 #include "hr_output.h"
@@ -106,12 +107,6 @@ static void hr_pprof_value_type(struct hr_pprof *w, uint32_t field, const char *
     hr_pb_end(&w->out, m);
 }
 
-static int hr_range_cmp(const void *a, const void *b)
-{
-    const struct hr_pprof_range *x = a, *y = b;
-    return x->start < y->start ? -1 : x->start > y->start;
-}
-
 /* The range a mapping declares: its executable segments (where return addresses are), or
  * all of them when none is executable; file_offset is that of the range's first segment. */
 static void hr_module_span(const struct hr_module *m, uint64_t *start, uint64_t *limit,
@@ -176,19 +171,12 @@ static void hr_pprof_mappings(struct hr_pprof *w)
         hr_pb_bool(&w->out, PB_MAPPING_HAS_INLINE_FRAMES, 1);
         hr_pb_end(&w->out, mk);
     }
-    qsort(w->ranges, w->nranges, sizeof *w->ranges, hr_range_cmp);
+    qsort(w->ranges, w->nranges, sizeof *w->ranges, hr_start_cmp);
 }
 
 static uint32_t hr_pprof_mapping_of(const struct hr_pprof *w, uint64_t pc)
 {
-    size_t lo = 0, hi = w->nranges;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (w->ranges[mid].start <= pc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = hr_first_above(w->ranges, w->nranges, sizeof *w->ranges, pc);
     /* lo - 1 is the last range starting at or below pc; segments never overlap. */
     return lo && pc < w->ranges[lo - 1].end ? w->ranges[lo - 1].mapping : 0;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "hr_arrays.h"
 #include "hr_symbolize.h"
 
 /* The address range of one compilation unit, for finding source lines without
@@ -98,12 +99,6 @@ static const Dwfl_Callbacks hr_dwfl_callbacks = {
     .section_address = dwfl_offline_section_address,
 };
 
-static int hr_range_cmp(const void *a, const void *b)
-{
-    const struct hr_range *x = a, *y = b;
-    return x->start < y->start ? -1 : x->start > y->start;
-}
-
 /* Only real files go to libdwfl; "[vdso]", "[heap]", "" and the like just keep the address. */
 static int hr_is_file_path(const char *path)
 {
@@ -159,7 +154,7 @@ struct hr_symbolizer *hr_symbolizer_new(const struct hr_profile *p, FILE *warn)
         for (uint32_t j = 0; j < m->nsegs; j++)
             s->ranges[s->nranges++] = (struct hr_range){m->segs[j].start, m->segs[j].end, i};
     }
-    qsort(s->ranges, s->nranges, sizeof *s->ranges, hr_range_cmp);
+    qsort(s->ranges, s->nranges, sizeof *s->ranges, hr_start_cmp);
 
     s->dwfl = dwfl_begin(&hr_dwfl_callbacks);
     if (s->dwfl) {
@@ -193,23 +188,6 @@ struct hr_symbolizer *hr_symbolizer_new(const struct hr_profile *p, FILE *warn)
 oom:
     hr_symbolizer_free(s);
     return NULL;
-}
-
-/* In an array of n elements of the given size, sorted by the uint64_t each starts with: the
- * index of the first element whose start is above key (n when there is none). */
-static size_t hr_first_above(const void *base, size_t n, size_t size, uint64_t key)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        uint64_t start;
-        memcpy(&start, (const char *)base + mid * size, sizeof start);
-        if (start <= key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
 }
 
 /* The module whose segment holds addr, or -1. Segments of a sane profile do not overlap; if a
