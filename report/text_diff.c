@@ -118,15 +118,7 @@ static void hr_text_diff_context(FILE *out, size_t rank, const struct hr_profile
             hr_signed_bytes(d, hr_metric_value(p, c, HR_METRIC_INUSE_BYTES)),
             hr_metric_value(p, c, HR_METRIC_INUSE_COUNT),
             hr_metric_value(p, c, HR_METRIC_LIFETIME_MS));
-    fputs(c->depth ? "    stack\n" : "    stack      (none recorded)\n", out);
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < c->depth; i++) {
-        struct hr_frame f;
-        hr_symbolize(sym, c->pcs[i], &f);
-        for (const struct hr_frame *g = &f; g; g = g->next)
-            hr_text_frame(out, k++, g);
-    }
-    putc('\n', out);
+    hr_text_stack(out, c, sym);
 }
 
 /* One section: the contexts whose change has the given sign, largest change first. */

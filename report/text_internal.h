@@ -22,8 +22,9 @@ void hr_text_access_context(FILE *out, const struct hr_profile *p, const struct 
 int hr_text_access_views(FILE *out, const struct hr_profile *p, size_t top,
                          struct hr_symbolizer *sym);
 
-/* One frame line of a stack: "      #I  function (file:line) [module]". */
-void hr_text_frame(FILE *out, uint32_t i, const struct hr_frame *f);
+/* A context's stack: a "stack" line, then a line per frame, "      #I  function (file:line)
+ * [module]" (inlined functions get lines of their own), then an empty line. */
+void hr_text_stack(FILE *out, const struct hr_context *c, struct hr_symbolizer *sym);
 
 /* Merged and diff profiles (text_diff.c): the inputs of a merge (nothing for a profile read
  * from one file), and a diff's sections, from order (hr_contexts_sorted). -1: no memory. */

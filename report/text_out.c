@@ -114,7 +114,7 @@ static void hr_text_totals(FILE *out, const struct hr_profile *p)
     putc('\n', out);
 }
 
-void hr_text_frame(FILE *out, uint32_t i, const struct hr_frame *f)
+static void hr_text_frame(FILE *out, uint32_t i, const struct hr_frame *f)
 {
     fprintf(out, "      #%-2" PRIu32 " ", i);
     if (*f->function)
@@ -133,6 +133,19 @@ void hr_text_frame(FILE *out, uint32_t i, const struct hr_frame *f)
     }
     if (f->inlined)
         fputs(" (inlined)", out);
+    putc('\n', out);
+}
+
+void hr_text_stack(FILE *out, const struct hr_context *c, struct hr_symbolizer *sym)
+{
+    fputs(c->depth ? "    stack\n" : "    stack      (none recorded)\n", out);
+    uint32_t k = 0; /* frames shown: inlined functions get lines of their own */
+    for (uint32_t i = 0; i < c->depth; i++) {
+        struct hr_frame f;
+        hr_symbolize(sym, c->pcs[i], &f);
+        for (const struct hr_frame *g = &f; g; g = g->next)
+            hr_text_frame(out, k++, g);
+    }
     putc('\n', out);
 }
 
@@ -179,18 +192,7 @@ static void hr_text_context(FILE *out, size_t rank, const struct hr_profile *p,
             h->num_migrated_cpu, h->num_same_alloc_cpu, h->num_same_dealloc_cpu,
             h->num_lifetime_overlaps, hr_s(h->num_lifetime_overlaps));
     hr_text_access_context(out, p, c);
-    if (!c->depth)
-        fputs("    stack      (none recorded)\n", out);
-    else
-        fputs("    stack\n", out);
-    uint32_t k = 0; /* frames shown: inlined functions get lines of their own */
-    for (uint32_t i = 0; i < c->depth; i++) {
-        struct hr_frame f;
-        hr_symbolize(sym, c->pcs[i], &f);
-        for (const struct hr_frame *g = &f; g; g = g->next)
-            hr_text_frame(out, k++, g);
-    }
-    putc('\n', out);
+    hr_text_stack(out, c, sym);
 }
 
 static int hr_text_profile(FILE *out, const struct hr_profile *p,
