@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hr_arrays.h"
 #include "hr_merge.h"
 #include "merge_internal.h"
 
@@ -97,14 +98,8 @@ static uint32_t hr_stack_id(struct hr_merger *m, uint64_t *pcs, uint32_t depth, 
     }
     if (m->nkeys >= UINT32_MAX - 1)
         return 0;
-    if (m->nkeys == m->capkeys) {
-        size_t cap = m->capkeys ? m->capkeys * 2 : 1024;
-        struct hr_skey *v = realloc(m->keys, cap * sizeof *v);
-        if (!v)
-            return 0;
-        m->keys = v;
-        m->capkeys = cap;
-    }
+    if (hr_grow(&m->keys, &m->capkeys, m->nkeys, sizeof *m->keys, 1024))
+        return 0;
     /* An empty stack still needs a non-NULL key to be told from a stackless context. */
     static const uint64_t hr_empty_stack[1];
     m->keys[m->nkeys] = (struct hr_skey){h, has_stack ? (pcs ? pcs : hr_empty_stack) : NULL,
