@@ -3,6 +3,8 @@
  * the dump's part of init and of fork. */
 #include "dump/dump_internal.h"
 #include "dump/dump.h"
+#include "backend/backend.h"
+#include "shadow/shadow.h"
 #include "unwind/unwind.h"
 
 #include <errno.h>
@@ -12,6 +14,10 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+/* libc's own, not the exported name: the shim's interposer of it, or another library's that
+ * comes first, is for the program's calls (as in killsig.c). */
+extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 
 /* Another thread is writing the final profile (exit_dumped is set as it begins): this thread
  * must not end the process under it, which would leave a file without END (a program whose
@@ -192,9 +198,16 @@ static void start_interval_thread(void)
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old); /* the program's signals are not ours to take */
     pthread_t th;
+    /* What the shim's pthread_create does for a program's thread, then the next definition
+     * past the shim's (a library interposing pthread_create need not see the shim's thread). */
+    static void *real_create;
+    int (*create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) =
+        (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))hp_next_sym(
+            &real_create, "pthread_create");
     hp_note_threads();
+    __atomic_store_n(&hp_shadow_hist_shared, 1, __ATOMIC_SEQ_CST); /* dumps add to histograms */
     hp_fd_table_grow();
-    if (pthread_create(&th, NULL, interval_thread, NULL) == 0)
+    if (create && create(&th, NULL, interval_thread, NULL) == 0)
         pthread_detach(th);
     else
         hp_error("cannot start the dump_interval_ms thread");
@@ -213,7 +226,7 @@ void hp_dump_late_init(void)
     if (!hp_profiling)
         return;
     struct sigaction cur;
-    if (hp_opt.dump_signal && sigaction((int)hp_opt.dump_signal, NULL, &cur) == 0 &&
+    if (hp_opt.dump_signal && __sigaction((int)hp_opt.dump_signal, NULL, &cur) == 0 &&
         cur.sa_handler == SIG_IGN) {
         /* Ignored from the start (nohup's SIGHUP): a handler would undo that for every program
          * this one execs (exec keeps SIG_IGN, not a handler). It stays ignored (test
@@ -227,7 +240,7 @@ void hp_dump_late_init(void)
         sa.sa_sigaction = on_signal;
         sa.sa_flags = SA_SIGINFO | SA_RESTART;
         sigfillset(&sa.sa_mask);
-        if (sigaction((int)hp_opt.dump_signal, &sa, NULL) != 0)
+        if (__sigaction((int)hp_opt.dump_signal, &sa, NULL) != 0)
             hp_error("dump_signal=%d: cannot install the handler", (int)hp_opt.dump_signal);
         else
             dump_signal_installed = 1;
