@@ -155,9 +155,9 @@ $(BUILD)/unit/%: test/unit/%.c test/unit/unit_support.h $(TEST_OBJS)
 		$(CHECK_CFLAGS) -o $@ $< $(TEST_OBJS) $(CHECK_LIBS) -ldl -pthread
 
 # Report unit tests, sanitized.
-$(BUILD)/runit/%: report/test/%.c $(RSAN_OBJS) $(wildcard report/*.h) $(wildcard report/test/*.h) shim/format/format.h
+$(BUILD)/runit/%: report/test/%.c report/test/harness.c $(RSAN_OBJS) $(wildcard report/*.h) $(wildcard report/test/*.h) shim/format/format.h
 	@mkdir -p $(dir $@)
-	$(CC) $(REPORT_CFLAGS) $(SAN) $(CHECK_CFLAGS) $(RUNIT_DEFS) -o $@ $< $(RSAN_OBJS) $(REPORT_LIBS) $(CHECK_LIBS)
+	$(CC) $(REPORT_CFLAGS) $(SAN) $(CHECK_CFLAGS) $(RUNIT_DEFS) -o $@ $< report/test/harness.c $(RSAN_OBJS) $(REPORT_LIBS) $(CHECK_LIBS)
 
 # test_symbolize loads a stripped, versioned shared object (report/test/symtest_lib.c).
 $(BUILD)/runit/libsymtest.so: report/test/symtest_lib.c report/test/symtest_lib.map

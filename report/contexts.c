@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hr_arrays.h"
 #include "hr_profile.h"
 
 static size_t hr_slot(uint32_t id, size_t cap)
@@ -51,14 +52,8 @@ struct hr_context *hr_context_get(struct hr_profile *p, uint32_t context_id)
         return NULL;
     if (p->ncontexts >= UINT32_MAX - 1)
         return NULL;
-    if (p->ncontexts == p->contexts_cap) {
-        size_t cap = p->contexts_cap ? p->contexts_cap * 2 : 64;
-        struct hr_context *arr = realloc(p->contexts, cap * sizeof *arr);
-        if (!arr)
-            return NULL;
-        p->contexts = arr;
-        p->contexts_cap = cap;
-    }
+    if (hr_grow(&p->contexts, &p->contexts_cap, p->ncontexts, sizeof *p->contexts, 64))
+        return NULL;
     c = &p->contexts[p->ncontexts];
     memset(c, 0, sizeof *c);
     c->context_id = context_id;

@@ -24,12 +24,18 @@
 /* heapprof counts an access per load or store of up to 8 bytes (docs/USAGE.md). */
 #define HR_DHAT_ACCESS_BYTES 8u
 
+/* A pc's frames in DHAT's frame table: len of them from frames[at]. */
+struct hr_dhat_chain {
+    uint32_t at, len;
+};
+
 struct hr_dhat {
     const struct hr_profile *p;
     struct hr_symbolizer *sym;
     struct hr_strtab ftbl;      /* DHAT's frame table; ftbl[0] is "[root]" */
-    struct hr_u64map chain_of;  /* pc -> 1 + index of its frames in chain_at/chain_len */
-    uint32_t *chain_at, *chain_len, *frames;
+    struct hr_u64map chain_of;  /* pc -> 1 + index of its chain in chains */
+    struct hr_dhat_chain *chains;
+    uint32_t *frames;
     size_t nchains, chains_cap, nframes, frames_cap;
     int oom;
 };
@@ -66,21 +72,11 @@ static int64_t hr_dhat_chain(struct hr_dhat *d, uint64_t pc, uint32_t *n)
 {
     uint32_t k = hr_u64map_get(&d->chain_of, pc);
     if (k) {
-        *n = d->chain_len[k - 1];
-        return d->chain_at[k - 1];
+        *n = d->chains[k - 1].len;
+        return d->chains[k - 1].at;
     }
-    if (d->nchains == d->chains_cap) {
-        size_t cap = d->chains_cap ? d->chains_cap * 2 : 1024;
-        uint32_t *a = realloc(d->chain_at, cap * sizeof *a);
-        if (a)
-            d->chain_at = a;
-        uint32_t *l = realloc(d->chain_len, cap * sizeof *l);
-        if (l)
-            d->chain_len = l;
-        if (!a || !l)
-            return -1;
-        d->chains_cap = cap;
-    }
+    if (hr_grow(&d->chains, &d->chains_cap, d->nchains, sizeof *d->chains, 1024))
+        return -1;
     struct hr_frame f;
     hr_symbolize(d->sym, pc, &f);
     size_t at = d->nframes;
@@ -91,8 +87,7 @@ static int64_t hr_dhat_chain(struct hr_dhat *d, uint64_t pc, uint32_t *n)
         if (i < 0 || hr_dhat_push_frame(d, (uint32_t)i))
             return -1;
     }
-    d->chain_at[d->nchains] = (uint32_t)at;
-    d->chain_len[d->nchains] = (uint32_t)(d->nframes - at);
+    d->chains[d->nchains] = (struct hr_dhat_chain){(uint32_t)at, (uint32_t)(d->nframes - at)};
     if (hr_u64map_put(&d->chain_of, pc, (uint32_t)++d->nchains))
         return -1;
     *n = (uint32_t)(d->nframes - at);
@@ -284,8 +279,7 @@ static void hr_dhat_free(struct hr_dhat *d)
     hr_symbolizer_free(d->sym);
     hr_strtab_free(&d->ftbl);
     hr_u64map_free(&d->chain_of);
-    free(d->chain_at);
-    free(d->chain_len);
+    free(d->chains);
     free(d->frames);
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hr_arrays.h"
 #include "hr_frames.h"
 
 static uint64_t hr_mix(uint64_t x)
@@ -33,22 +34,6 @@ static uint64_t hr_frame_hash(const struct hr_ftab_frame *f)
 static uint64_t hr_node_hash(uint32_t parent, uint32_t frame)
 {
     return hr_mix((uint64_t)parent << 32 | frame);
-}
-
-/* Makes room for need elements of size elem in *v. */
-static int hr_reserve(void *v, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *nv = realloc(*(void **)v, n * elem);
-    if (!nv)
-        return -1;
-    *(void **)v = nv;
-    *cap = n;
-    return 0;
 }
 
 /* The hash of entry i of one of the tables, to rehash it when its index grows. */
@@ -100,7 +85,7 @@ static int hr_index_fit(const struct hr_ftab *t, uint32_t **idx, size_t *cap, si
 static long hr_str_intern(struct hr_ftab *t, const char *s)
 {
     if (hr_index_fit(t, &t->str_idx, &t->str_cap, t->nstrs, 0, hr_str_entry) ||
-        hr_reserve(&t->strs, &t->strs_cap, t->nstrs + 1, sizeof *t->strs))
+        hr_grow(&t->strs, &t->strs_cap, t->nstrs, sizeof *t->strs, 64))
         return -1;
     size_t mask = t->str_cap - 1, i;
     for (i = hr_str_hash(s) & mask; t->str_idx[i]; i = (i + 1) & mask)
@@ -117,7 +102,7 @@ static long hr_str_intern(struct hr_ftab *t, const char *s)
 static long hr_frame_intern(struct hr_ftab *t, const struct hr_ftab_frame *f)
 {
     if (hr_index_fit(t, &t->frame_idx, &t->frame_cap, t->nframes, 0, hr_frame_entry) ||
-        hr_reserve(&t->frames, &t->frames_cap, t->nframes + 1, sizeof *t->frames))
+        hr_grow(&t->frames, &t->frames_cap, t->nframes, sizeof *t->frames, 64))
         return -1;
     size_t mask = t->frame_cap - 1, i;
     for (i = hr_frame_hash(f) & mask; t->frame_idx[i]; i = (i + 1) & mask) {
@@ -135,7 +120,7 @@ static long hr_frame_intern(struct hr_ftab *t, const struct hr_ftab_frame *f)
 static long hr_node_intern(struct hr_ftab *t, uint32_t parent, uint32_t frame)
 {
     if (hr_index_fit(t, &t->node_idx, &t->node_cap, t->nnodes, 1, hr_node_entry) ||
-        hr_reserve(&t->nodes, &t->nodes_cap, t->nnodes + 1, sizeof *t->nodes))
+        hr_grow(&t->nodes, &t->nodes_cap, t->nnodes, sizeof *t->nodes, 64))
         return -1;
     size_t mask = t->node_cap - 1, i;
     for (i = hr_node_hash(parent, frame) & mask; t->node_idx[i]; i = (i + 1) & mask) {
@@ -202,7 +187,7 @@ static long hr_pc_frames(struct hr_ftab *t, const struct hr_profile *p, struct h
     for (i = hr_mix(pc) & mask; t->pc_idx[i]; i = (i + 1) & mask)
         if (t->pcs[t->pc_idx[i] - 1].pc == pc)
             return t->pc_idx[i] - 1;
-    if (hr_reserve(&t->pcs, &t->pcs_cap, t->npcs + 1, sizeof *t->pcs))
+    if (hr_grow(&t->pcs, &t->pcs_cap, t->npcs, sizeof *t->pcs, 64))
         return -1;
     struct hr_frame f;
     hr_symbolize(sym, pc, &f);
@@ -210,7 +195,7 @@ static long hr_pc_frames(struct hr_ftab *t, const struct hr_profile *p, struct h
     /* The chain runs from the innermost inlined function outwards; stored reversed. */
     for (const struct hr_frame *g = &f; g; g = g->next) {
         long fi = hr_frame_of(t, p, g, names_only);
-        if (fi < 0 || hr_reserve(&t->chain, &t->chain_cap, t->nchain + 1, sizeof *t->chain))
+        if (fi < 0 || hr_grow(&t->chain, &t->chain_cap, t->nchain, sizeof *t->chain, 64))
             return -1;
         t->chain[t->nchain++] = (uint32_t)fi;
     }
@@ -231,7 +216,7 @@ int hr_ftab_build(struct hr_ftab *t, const struct hr_profile *p, struct hr_symbo
     t->ctx_node = calloc(p->ncontexts ? p->ncontexts : 1, sizeof *t->ctx_node);
     /* node 0: the root, with no parent or frame */
     if (!t->ctx_node || hr_str_intern(t, "") != 0 ||
-        hr_reserve(&t->nodes, &t->nodes_cap, 1, sizeof *t->nodes))
+        hr_grow(&t->nodes, &t->nodes_cap, 0, sizeof *t->nodes, 64))
         goto oom;
     t->nodes[0] = (struct hr_ftab_node){0, 0};
     t->nnodes = 1;

@@ -37,6 +37,8 @@ static int hr_strtab_grow(struct hr_strtab *t)
 {
     size_t nslots = t->nslots ? t->nslots * 2 : 1024;
     uint32_t *slots = calloc(nslots, sizeof *slots);
+    /* strs and lens keep half as many entries as the slots, so they grow here with the slots
+     * (not with hr_grow, element by element); callers read them as parallel arrays. */
     char **strs = realloc(t->strs, nslots / 2 * sizeof *strs);
     if (strs)
         t->strs = strs;

@@ -255,14 +255,8 @@ static void hr_build_cus(struct hr_sym_module *m)
         while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
             if (lo >= hi)
                 continue;
-            if (m->ncus == cap) {
-                size_t ncap = cap ? cap * 2 : 64;
-                struct hr_cu_range *n = realloc(m->cus, ncap * sizeof *n);
-                if (!n)
-                    goto done; /* out of memory: search what we have */
-                m->cus = n;
-                cap = ncap;
-            }
+            if (hr_grow(&m->cus, &cap, m->ncus, sizeof *m->cus, 64))
+                goto done; /* out of memory: search what we have */
             m->cus[m->ncus++] = (struct hr_cu_range){lo, hi, dwarf_dieoffset(&cudie)};
         }
     }
@@ -313,21 +307,6 @@ static int hr_inl_range_cmp(const void *a, const void *b)
     return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* Room for element n of a growing array *arr of *cap elements of the given size (doubled
- * when full). 0 when out of memory (the array is left as it was). */
-static int hr_room(void **arr, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return 1;
-    size_t ncap = *cap ? *cap * 2 : 64;
-    void *a = realloc(*arr, ncap * size);
-    if (!a)
-        return 0;
-    *arr = a;
-    *cap = ncap;
-    return 1;
-}
-
 /* Record the inlined subroutines among die's children and, for the DIEs that can hold code
  * or functions, their descendants; parent: the inlined subroutine they are in (-1: none).
  * Returns -1 when out of memory. */
@@ -342,7 +321,7 @@ static int hr_inl_walk(struct hr_cu_inl *x, Dwarf_Die *die, int32_t parent, uint
         uint32_t d = depth;
         switch (tag) {
         case DW_TAG_inlined_subroutine: {
-            if (!hr_room((void **)&x->nodes, &x->capnodes, x->nnodes, sizeof *x->nodes))
+            if (hr_grow(&x->nodes, &x->capnodes, x->nnodes, sizeof *x->nodes, 64))
                 return -1;
             p = (int32_t)x->nnodes;
             d = parent < 0 ? 0 : depth + 1;
@@ -352,7 +331,7 @@ static int hr_inl_walk(struct hr_cu_inl *x, Dwarf_Die *die, int32_t parent, uint
             while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
                 if (lo >= hi)
                     continue;
-                if (!hr_room((void **)&x->ranges, &x->capranges, x->nranges, sizeof *x->ranges))
+                if (hr_grow(&x->ranges, &x->capranges, x->nranges, sizeof *x->ranges, 64))
                     return -1;
                 x->ranges[x->nranges++] = (struct hr_inl_range){lo, hi, (uint32_t)p};
             }

@@ -476,3 +476,24 @@ fresh() {
 first_profile() {
     ls "$1"/p.*.hpf 2>/dev/null | head -1
 }
+
+# exit_profile_runs NAME RUNS PROG [OPTIONS]: runs PROG RUNS times under the shim (OPTIONS
+# added to HEAPPROF_OPTIONS after the output name), each into a fresh $TMP/NAME; NAME fails
+# when a run leaves no complete exit profile (one the report tool reads, dump_reason "exit").
+exit_profile_runs() {
+    local name=$1 runs=$2 prog=$3 opts=${4:+:$4} missing=0 i f
+    for i in $(seq "$runs"); do
+        fresh "$name"
+        HEAPPROF_OPTIONS="output=$TMP/$name/p.%p.hpf$opts" LD_PRELOAD="$SHIM" \
+            timeout -k 5 60 "$prog" 2>/dev/null
+        f=$(first_profile "$TMP/$name")
+        if [ -z "$f" ] || ! "$REPORT" --format json "$f" 2>/dev/null | grep -q '"dump_reason": "exit"'; then
+            missing=$((missing + 1))
+        fi
+    done
+    if [ $missing -eq 0 ]; then
+        ok "$name"
+    else
+        bad "$name" "$missing of $runs runs left no complete exit profile"
+    fi
+}

@@ -290,30 +290,4 @@ static inline uint8_t *ht_copy(const void *p, size_t n)
     return c;
 }
 
-/* Writes bytes to a new temporary file and returns its malloc'ed path. */
-static inline char *ht_tmpfile(const void *p, size_t n)
-{
-    char tmpl[] = "/tmp/hr_test_XXXXXX";
-    int fd = mkstemp(tmpl);
-    if (fd < 0)
-        abort();
-    if (write(fd, p, n) != (ssize_t)n)
-        abort();
-    close(fd);
-    return strdup(tmpl);
-}
-
-/* Reads a whole stream back from its start into a NUL-terminated malloc'ed string. */
-static inline char *ht_slurp(FILE *f)
-{
-    fflush(f);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    if (!s || fread(s, 1, (size_t)n, f) != (size_t)n)
-        abort();
-    s[n] = 0;
-    return s;
-}
-
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "hpf_writer.h"
 #include "hr_output.h"
 #include "hr_profile.h"
@@ -506,9 +507,7 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("report_access");
-    TCase *tc = tcase_create("access");
-    tcase_set_timeout(tc, 60);
+    TCase *tc = ht_tcase("report_access", "access", 60);
     tcase_add_test(tc, parse_access_records);
     tcase_add_test(tc, hib_layouts);
     tcase_add_test(tc, bad_access_records);
@@ -517,10 +516,5 @@ int main(void)
     tcase_add_test(tc, json_fields);
     tcase_add_test(tc, text_lines);
     tcase_add_test(tc, wide_histogram_strip);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return ht_run();
 }

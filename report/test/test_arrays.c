@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "harness.h"
 #include "hr_arrays.h"
 
 struct range {
@@ -48,14 +49,8 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("report_arrays");
-    TCase *tc = tcase_create("arrays");
+    TCase *tc = ht_tcase("report_arrays", "arrays", 0);
     tcase_add_test(tc, grow_doubles_from_first_cap);
     tcase_add_test(tc, sorted_by_start);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return ht_run();
 }

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "hpf_writer.h"
 #include "hr_cli.h"
 #include "json_check.h"
@@ -25,24 +26,9 @@ static int run(const char *first, ...)
         argv[argc++] = (char *)a;
     va_end(ap);
     argv[argc] = NULL;
-    FILE *out = tmpfile(), *err = tmpfile();
-    int r = hr_cli_run(argc, argv, out, err);
     free(out_text);
     free(err_text);
-    out_text = ht_slurp(out);
-    err_text = ht_slurp(err);
-    fclose(out);
-    fclose(err);
-    return r;
-}
-
-static char *sample_file(void)
-{
-    struct ht_buf b = {0};
-    ht_sample(&b);
-    char *path = ht_tmpfile(b.data, b.len);
-    free(b.data);
-    return path;
+    return ht_cli(argc, argv, &out_text, &err_text);
 }
 
 static void one_line_error(const char *start)
@@ -124,7 +110,7 @@ END_TEST
 
 START_TEST(text_report)
 {
-    char *path = sample_file();
+    char *path = ht_sample_file();
     ck_assert_int_eq(run(path, NULL), 0);
     ck_assert_str_eq(err_text, "");
     ck_assert(strstr(out_text, "pid 1234, parent 1"));
@@ -160,10 +146,8 @@ END_TEST
 
 START_TEST(json_and_output_file)
 {
-    char *path = sample_file();
-    char outpath[] = "/tmp/hr_cli_out_XXXXXX";
-    int fd = mkstemp(outpath);
-    close(fd);
+    char *path = ht_sample_file();
+    char *outpath = ht_tmpfile("", 0);
     ck_assert_int_eq(run("--format=json", "-o", outpath, path, NULL), 0);
     ck_assert_str_eq(out_text, "");
     FILE *f = fopen(outpath, "r");
@@ -192,20 +176,19 @@ START_TEST(json_and_output_file)
     ck_assert(strstr(out_text, "\"context_id\": 1") && strstr(out_text, "\"context_id\": 2"));
     unlink(outpath);
     unlink(path);
+    free(outpath);
     free(path);
 }
 END_TEST
 
 START_TEST(bad_profiles)
 {
-    char *path = sample_file();
+    char *path = ht_sample_file();
     struct ht_buf b = {0};
     ht_sample(&b);
     char *cut = ht_tmpfile(b.data, b.len - 24); /* the process died before writing END */
     char *junk = ht_tmpfile("hello world, not a profile", 26);
-    char outpath[] = "/tmp/hr_cli_never_XXXXXX";
-    int fd = mkstemp(outpath);
-    close(fd);
+    char *outpath = ht_tmpfile("", 0);
     unlink(outpath);
 
     ck_assert_int_eq(run("-o", outpath, path, cut, NULL), 1);
@@ -243,26 +226,22 @@ START_TEST(bad_profiles)
     free(path);
     free(cut);
     free(junk);
+    free(outpath);
     free(b.data);
 }
 END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("report_cli");
-    TCase *tc = tcase_create("cli");
+    TCase *tc = ht_tcase("report_cli", "cli", 0);
     tcase_add_test(tc, help_and_version);
     tcase_add_test(tc, usage_errors);
     tcase_add_test(tc, text_report);
     tcase_add_test(tc, text_singular);
     tcase_add_test(tc, json_and_output_file);
     tcase_add_test(tc, bad_profiles);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int status = ht_run();
     free(out_text);
     free(err_text);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return status;
 }

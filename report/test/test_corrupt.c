@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "hpf_writer.h"
 #include "hr_output.h"
 #include "hr_profile.h"
@@ -338,9 +339,7 @@ int main(void)
 {
     devnull = fopen("/dev/null", "w");
     build_good();
-    Suite *s = suite_create("report_corrupt");
-    TCase *tc = tcase_create("corrupt");
-    tcase_set_timeout(tc, 300);
+    TCase *tc = ht_tcase("report_corrupt", "corrupt", 300);
     tcase_add_test(tc, good_profile_parses);
     tcase_add_test(tc, every_prefix_fails);
     tcase_add_test(tc, short_files_say_why);
@@ -352,12 +351,8 @@ int main(void)
     tcase_add_test(tc, pipe_stops_at_bad_bytes);
     tcase_add_test(tc, pipe_bounded);
     tcase_add_test(tc, modules_that_are_no_files);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int status = ht_run();
     free(good.data);
     fclose(devnull);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return status;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "hpf_writer.h"
 #include "hr_cli.h"
 #include "hr_output.h"
@@ -189,46 +190,31 @@ END_TEST
 
 START_TEST(cli_several_merged)
 {
-    struct ht_buf b = {0};
-    ht_sample(&b);
-    char *path = ht_tmpfile(b.data, b.len);
-    FILE *o = tmpfile(), *e = tmpfile();
+    char *path = ht_sample_file();
     /* several profiles are merged into one */
-    FILE *o2 = tmpfile();
+    char *merged;
     char *argv[] = {"heapprof-report", "-f", "dhat", path, path, NULL};
-    ck_assert_int_eq(hr_cli_run(5, argv, o2, e), HR_EXIT_OK);
-    char *merged = ht_slurp(o2);
+    ck_assert_int_eq(ht_cli(5, argv, &merged, NULL), HR_EXIT_OK);
     ck_assert(ht_json_valid(merged));
     free(merged);
-    fclose(o2);
+    char *out;
     char *argv1[] = {"heapprof-report", "-f", "dhat", path, NULL};
-    ck_assert_int_eq(hr_cli_run(4, argv1, o, e), HR_EXIT_OK);
-    char *out = ht_slurp(o);
+    ck_assert_int_eq(ht_cli(4, argv1, &out, NULL), HR_EXIT_OK);
     ck_assert(ht_json_valid(out));
     ck_assert(strstr(out, "\"dhatFileVersion\":2"));
     free(out);
-    fclose(o);
-    fclose(e);
     unlink(path);
     free(path);
-    free(b.data);
 }
 END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("report_dhat");
-    TCase *tc = tcase_create("dhat");
-    tcase_set_timeout(tc, 60);
+    TCase *tc = ht_tcase("report_dhat", "dhat", 60);
     tcase_add_test(tc, fields_and_figures);
     tcase_add_test(tc, same_stack_merged);
     tcase_add_test(tc, access_bytes);
     tcase_add_test(tc, diff_two_sides);
     tcase_add_test(tc, cli_several_merged);
-    suite_add_tcase(s, tc);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed ? 1 : 0;
+    return ht_run();
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "hpf_writer.h"
 #include "hr_cli.h"
 #include "hr_output.h"
@@ -177,24 +178,16 @@ END_TEST
 /* Runs the tool; returns its status, stdout and stderr in *out and *err. */
 static int cli(const char **args, int n, char **out, char **err)
 {
-    FILE *o = tmpfile(), *e = tmpfile();
     char *argv[16];
     argv[0] = "heapprof-report";
     for (int i = 0; i < n; i++)
         argv[i + 1] = (char *)args[i];
-    int st = hr_cli_run(n + 1, argv, o, e);
-    *out = ht_slurp(o);
-    *err = ht_slurp(e);
-    fclose(o);
-    fclose(e);
-    return st;
+    return ht_cli(n + 1, argv, out, err);
 }
 
 START_TEST(command_line)
 {
-    struct ht_buf b = {0};
-    ht_sample(&b);
-    char *path = ht_tmpfile(b.data, b.len);
+    char *path = ht_sample_file();
     char *out, *err;
     const char *a1[] = {"--format", "folded", "--metric", "count", path};
     ck_assert_int_eq(cli(a1, 5, &out, &err), HR_EXIT_OK);
@@ -220,22 +213,15 @@ START_TEST(command_line)
     free(err);
     unlink(path);
     free(path);
-    free(b.data);
 }
 END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("report_folded");
-    TCase *tc = tcase_create("folded");
+    TCase *tc = ht_tcase("report_folded", "folded", 0);
     tcase_add_test(tc, bytes_lines);
     tcase_add_test(tc, other_metrics);
     tcase_add_test(tc, diff_two_columns);
     tcase_add_test(tc, command_line);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return ht_run();
 }

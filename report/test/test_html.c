@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "hpf_writer.h"
 #include "hr_output.h"
 #include "hr_profile.h"
@@ -207,18 +208,11 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("report_html");
-    TCase *tc = tcase_create("html");
-    tcase_set_timeout(tc, 120);
+    TCase *tc = ht_tcase("report_html", "html", 120);
     tcase_add_test(tc, self_contained);
     tcase_add_test(tc, strings_cannot_break_out);
     tcase_add_test(tc, timeline_of_inputs);
     tcase_add_test(tc, diff_rows);
     tcase_add_test(tc, large_profile_stays_small);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return ht_run();
 }

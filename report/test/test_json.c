@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "hpf_writer.h"
 #include "hr_output.h"
 #include "hr_profile.h"
@@ -216,19 +217,12 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("report_json");
-    TCase *tc = tcase_create("json");
-    tcase_set_timeout(tc, 60);
+    TCase *tc = ht_tcase("report_json", "json", 60);
     tcase_add_test(tc, escaping);
     tcase_add_test(tc, every_byte_pair_is_valid_json);
     tcase_add_test(tc, one_profile_object);
     tcase_add_test(tc, several_profiles_array);
     tcase_add_test(tc, sort_keys);
     tcase_add_test(tc, byte_units);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return ht_run();
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "hpf_writer.h"
 #include "hr_cli.h"
 #include "hr_output.h"
@@ -302,13 +303,9 @@ START_TEST(cli)
     sample(&b, 0x555555554000);
     char *pie = ht_tmpfile(b.data, b.len);
     free(b.data);
-    char outpath[] = "/tmp/hr_memprof_out_XXXXXX";
-    int fd = mkstemp(outpath);
-    ck_assert(write(fd, "keep", 4) == 4);
-    close(fd);
-    FILE *out = tmpfile(), *err = tmpfile();
+    char *outpath = ht_tmpfile("keep", 4);
     char *argv1[] = {"heapprof-report", "-f", "memprof", "-o", outpath, pie, NULL};
-    ck_assert_int_eq(hr_cli_run(6, argv1, out, err), HR_EXIT_FAIL);
+    ck_assert_int_eq(ht_cli(6, argv1, NULL, NULL), HR_EXIT_FAIL);
     FILE *o = fopen(outpath, "r");
     char got[8] = {0};
     ck_assert_uint_eq(fread(got, 1, sizeof got, o), 4);
@@ -316,22 +313,20 @@ START_TEST(cli)
     ck_assert_str_eq(got, "keep");
     /* several profiles are merged first; the merged one is refused for the same reason */
     char *argv2[] = {"heapprof-report", "-f", "memprof", "-o", outpath, pie, pie, NULL};
-    ck_assert_int_eq(hr_cli_run(7, argv2, out, err), HR_EXIT_FAIL);
-    char *msg = ht_slurp(err);
+    char *msg;
+    ck_assert_int_eq(ht_cli(7, argv2, NULL, &msg), HR_EXIT_FAIL);
     ck_assert_msg(strstr(msg, "position-independent") && !strstr(msg, "out of memory"), "%s", msg);
     free(msg);
-    fclose(out);
-    fclose(err);
     unlink(outpath);
     unlink(pie);
+    free(outpath);
     free(pie);
 }
 END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("report_memprof");
-    TCase *tc = tcase_create("memprof");
+    TCase *tc = ht_tcase("report_memprof", "memprof", 0);
     tcase_add_test(tc, header_and_segments);
     tcase_add_test(tc, mibs);
     tcase_add_test(tc, stacks);
@@ -339,10 +334,5 @@ int main(void)
     tcase_add_test(tc, mib_densities);
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, cli);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return ht_run();
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "hpf_writer.h"
 #include "hr_output.h"
 #include "hr_profile.h"
@@ -151,15 +152,9 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("report_merge");
-    TCase *tc = tcase_create("merge");
+    TCase *tc = ht_tcase("report_merge", "merge", 0);
     tcase_add_test(tc, merge_function_every_order);
     tcase_add_test(tc, merge_in_profile);
     tcase_add_test(tc, merged_json);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return ht_run();
 }

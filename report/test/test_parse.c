@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "hpf_writer.h"
 #include "hr_profile.h"
 
@@ -666,8 +667,7 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("report_parse");
-    TCase *tc = tcase_create("parse");
+    TCase *tc = ht_tcase("report_parse", "parse", 0);
     tcase_add_test(tc, sample_parses);
     tcase_add_test(tc, process_without_allocator);
     tcase_add_test(tc, any_order_and_unknown_records);
@@ -683,10 +683,5 @@ int main(void)
     tcase_add_test(tc, packed_records_parse);
     tcase_add_test(tc, rejects_bad_packed);
     tcase_add_test(tc, load_from_file);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return ht_run();
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "harness.h"
 #include "hpf_writer.h"
 #include "hr_cli.h"
 #include "hr_intern.h"
@@ -445,15 +446,10 @@ END_TEST
 
 START_TEST(cli_one_profile)
 {
-    struct ht_buf b = {0};
-    ht_sample(&b);
-    char *path = ht_tmpfile(b.data, b.len);
-    char out[] = "/tmp/hr_pprof_out_XXXXXX";
-    int fd = mkstemp(out);
-    close(fd);
-    FILE *o = tmpfile(), *e = tmpfile();
+    char *path = ht_sample_file();
+    char *out = ht_tmpfile("", 0);
     char *argv[] = {"heapprof-report", "--format", "pprof", "-o", out, path, NULL};
-    ck_assert_int_eq(hr_cli_run(6, argv, o, e), HR_EXIT_OK);
+    ck_assert_int_eq(ht_cli(6, argv, NULL, NULL), HR_EXIT_OK);
     FILE *f = fopen(out, "rb");
     struct prof d;
     fseek(f, 0, SEEK_END);
@@ -464,37 +460,28 @@ START_TEST(cli_one_profile)
     /* several profiles are merged into one: here two copies of one process's dump, of which
      * only one counts, so the samples are the same two */
     char *argv2[] = {"heapprof-report", "--format", "pprof", "-o", out, path, path, NULL};
-    ck_assert_int_eq(hr_cli_run(7, argv2, o, e), HR_EXIT_OK);
+    ck_assert_int_eq(ht_cli(7, argv2, NULL, NULL), HR_EXIT_OK);
     f = fopen(out, "rb");
     fseek(f, 0, SEEK_END);
     decode(&d, f);
     ck_assert_uint_eq(d.nsamples, 2);
     free(d.raw);
     fclose(f);
-    fclose(o);
-    fclose(e);
     unlink(out);
     unlink(path);
+    free(out);
     free(path);
-    free(b.data);
 }
 END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("report_pprof");
-    TCase *tc = tcase_create("pprof");
-    tcase_set_timeout(tc, 60);
+    TCase *tc = ht_tcase("report_pprof", "pprof", 60);
     tcase_add_test(tc, encoder_bytes);
     tcase_add_test(tc, interning);
     tcase_add_test(tc, profile_fields);
     tcase_add_test(tc, diff_values);
     tcase_add_test(tc, no_contexts);
     tcase_add_test(tc, cli_one_profile);
-    suite_add_tcase(s, tc);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed ? 1 : 0;
+    return ht_run();
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "hpf_writer.h"
 #include "hr_cli.h"
 #include "hr_merge.h"
@@ -378,35 +379,25 @@ static char *file_of(const struct prof_spec *s)
     return path;
 }
 
-static int cli(char **argv, int argc, char **out)
-{
-    FILE *o = tmpfile(), *e = tmpfile();
-    int r = hr_cli_run(argc, argv, o, e);
-    *out = ht_slurp(o);
-    fclose(o);
-    fclose(e);
-    return r;
-}
-
 START_TEST(cli_merge_and_diff)
 {
     char *a = file_of(&diff_base), *b = file_of(&diff_new), *out;
     char *merge_args[] = {"heapprof-report", "--merge", "-f", "json", a, b, NULL};
-    ck_assert_int_eq(cli(merge_args, 6, &out), HR_EXIT_OK);
+    ck_assert_int_eq(ht_cli(6, merge_args, &out, NULL), HR_EXIT_OK);
     ck_assert_msg(out[0] == '{' && ht_json_valid(out), "%s", out);
     ck_assert(strstr(out, "\"merged_from\": [\n"));
     ck_assert(strstr(out, "\"alloc_count\": 7,")); /* 2 + 5 at the first stack */
     free(out);
     char *plain_args[] = {"heapprof-report", "-f", "json", a, b, NULL};
-    ck_assert_int_eq(cli(plain_args, 5, &out), HR_EXIT_OK);
+    ck_assert_int_eq(ht_cli(5, plain_args, &out, NULL), HR_EXIT_OK);
     ck_assert(out[0] == '['); /* one object per profile without --merge */
     free(out);
     char *diff_args[] = {"heapprof-report", "--diff", a, b, NULL};
-    ck_assert_int_eq(cli(diff_args, 4, &out), HR_EXIT_OK);
+    ck_assert_int_eq(ht_cli(4, diff_args, &out, NULL), HR_EXIT_OK);
     ck_assert_msg(strstr(out, "shrank: top 1 of 1"), "%s", out);
     free(out);
     char *missing_args[] = {"heapprof-report", "--diff", "/nonexistent.hpf", b, NULL};
-    ck_assert_int_eq(cli(missing_args, 4, &out), HR_EXIT_FAIL);
+    ck_assert_int_eq(ht_cli(4, missing_args, &out, NULL), HR_EXIT_FAIL);
     free(out);
     unlink(a);
     unlink(b);
@@ -417,8 +408,7 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("report_profile_merge");
-    TCase *tc = tcase_create("merge");
+    TCase *tc = ht_tcase("report_profile_merge", "merge", 0);
     tcase_add_test(tc, same_module_other_bias);
     tcase_add_test(tc, same_path_other_build_id);
     tcase_add_test(tc, raw_frame_kept);
@@ -427,10 +417,5 @@ int main(void)
     tcase_add_test(tc, stackless_not_matched);
     tcase_add_test(tc, diff_contexts);
     tcase_add_test(tc, cli_merge_and_diff);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return ht_run();
 }

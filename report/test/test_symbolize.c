@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "hpf_writer.h"
 #include "hr_output.h"
 #include "hr_profile.h"
@@ -604,9 +605,7 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("report_symbolize");
-    TCase *tc = tcase_create("symbolize");
-    tcase_set_timeout(tc, 60);
+    TCase *tc = ht_tcase("report_symbolize", "symbolize", 60);
     tcase_add_test(tc, own_functions);
     tcase_add_test(tc, build_id_mismatch_warns_once);
     tcase_add_test(tc, missing_file_vdso_and_unmapped);
@@ -617,10 +616,5 @@ int main(void)
     tcase_add_test(tc, rust_demangling);
     tcase_add_test(tc, names_agree_with_libdwfl);
     tcase_add_test(tc, versioned_stripped_object);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return ht_run();
 }

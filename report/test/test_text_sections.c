@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "hpf_writer.h"
 #include "hr_output.h"
 #include "hr_profile.h"
@@ -201,17 +202,11 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("report_text_sections");
-    TCase *tc = tcase_create("sections");
+    TCase *tc = ht_tcase("report_text_sections", "sections", 0);
     tcase_add_test(tc, sample_sections);
     tcase_add_test(tc, top_limits_entries);
     tcase_add_test(tc, empty_sections_say_none);
     tcase_add_test(tc, size_buckets);
     tcase_add_test(tc, sections_list);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return ht_run();
 }

@@ -82,7 +82,7 @@ size_t hp_xallocx(void *p, size_t size, size_t extra, int flags);
 void hp_dallocx(void *p, int flags);
 size_t hp_nallocx(size_t size, int flags);
 
-/* ---- mimalloc's API (mimalloc.c) ----
+/* ---- mimalloc's API (mimalloc_*.c) ----
  * hp_mi_<name> does what mimalloc's mi_<name> does, for the entry point of that name. ra is
  * the entry point's return address (HP_CALLER): mimalloc's own calls, and the shim's, are
  * answered by mimalloc's function itself. */

@@ -13,7 +13,7 @@
 void *hp_alloc_x(size_t size, size_t align, int zero, int xflags);
 void hp_free_x(void *p, int xflags);
 int hp_owns(void *p);
-/* mimalloc's API (mimalloc.c): a block placed at (user + offset) % align == 0 in raw memory
+/* mimalloc's API (mimalloc_*.c): a block placed at (user + offset) % align == 0 in raw memory
  * from get (NULL: the backend's malloc), and the record of a block the allocator freed
  * wholesale. (alloc.c) */
 void *hp_alloc_from(void *(*get)(void *, size_t, int), void *arg, size_t size, size_t align,
@@ -45,7 +45,7 @@ void hp_hl_alloc(void *p, size_t size, uintptr_t frame);
 void hp_hl_free(void *p);
 void *hp_hl_realloc(void *p, size_t size, uintptr_t frame);
 
-/* Look mimalloc's own functions up, after the backend is known (mimalloc.c). */
+/* Look mimalloc's own functions up, after the backend is known (mimalloc_lookup.c). */
 void hp_mi_init(void);
 /* Find glibc's signal functions now, from the constructor: a signal handler that calls them
  * later never runs dlsym, which is not async-signal-safe (signals.c). */

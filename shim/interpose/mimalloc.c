@@ -1,5 +1,5 @@
 /* mimalloc's own API (mimalloc.h), for programs written against it, and the BSD names
- * libmimalloc defines too: each a one-line forward into core/mimalloc.c, which is given the
+ * libmimalloc defines too: each a one-line forward into core/mimalloc_*.c, which is given the
  * caller's address (HP_CALLER) to tell mimalloc's own calls from the program's. */
 #include "core/core.h"
 #include "rt/rt.h"

@@ -4,15 +4,10 @@ written to produce. Usage: check_pool.py JSON_FILE [access]
 Contexts are summed by their first frame in a site_* function (pool objects' innermost frame
 is the pool's pool_get). With "access", pool objects of an instrumented build must have access
 counts. Prints one line per failed expectation and exits 1 if there was any."""
-import json
 import sys
 
-problems = []
-
-
-def expect(what, ok):
-    if not ok:
-        problems.append(what)
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+from report_json import expect, load, problems  # noqa: E402
 
 
 def by_site(doc):
@@ -51,9 +46,7 @@ def site(sites, name, pool, inner, **want):
 
 
 def main():
-    doc = json.load(open(sys.argv[1]))
-    for c in doc["contexts"]:  # schema 2: frames are indices into frame_table
-        c["frames"] = [doc["frame_table"][i] for i in c["frames"]]
+    doc = load(sys.argv[1])
     access = "access" in sys.argv[2:]
     sites = by_site(doc)
     site(sites, "site_pool_short", True, "pool_get", alloc_count=1000, allocs=1000,

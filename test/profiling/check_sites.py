@@ -8,16 +8,12 @@ drop_privs_exit | drop_privs_exec | drop_privs_evict | drop_privs_chroot | sandb
 sandbox_syscall | sandbox_tsync | sandbox_evict | spool_copy | filtered | sanitized | asan_lib | peak_kill | rjem | rjem_off |
 ctor_alloc | handler | align | same_depth.
 Prints one line per failed expectation and exits 1 if there was any."""
-import json
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+from report_json import expect, load, problems  # noqa: E402
+
 MiB = 1 << 20
-problems = []
-
-
-def expect(what, ok):
-    if not ok:
-        problems.append(what)
 
 
 def by_site(doc):
@@ -115,17 +111,6 @@ def check_lines(doc, source):
         f = c["frames"][0]
         expect(f"{f['function']}: file {f['file']!r} line {f['line']}, expected {source}:N",
                f["file"].endswith(source) and f["line"] > 0)
-
-
-def load(path):
-    """The report's JSON with each context's frames resolved through the frame table
-    (schema 2: contexts list indices into doc["frame_table"])."""
-    with open(path) as f:
-        doc = json.load(f)
-    expect(f"schema_version {doc.get('schema_version')}, expected 2", doc.get("schema_version") == 2)
-    for c in doc["contexts"]:
-        c["frames"] = [doc["frame_table"][i] for i in c["frames"]]
-    return doc
 
 
 def main():
