@@ -59,6 +59,22 @@ int hp_dynsyms_of(const struct dl_phdr_info *info, struct hp_dynsyms *d);
 /* The address of the function `name` the object defines, or NULL. */
 void *hp_dynsym_find(const struct hp_dynsyms *d, const char *name);
 
+/* ---- what an object's headers say about its code (objcode.c) ---- */
+struct hp_obj_code {
+    const uint8_t *fn_table; /* .eh_frame_hdr's search table: 4-byte starts from fn_base */
+    size_t fn_count;
+    uintptr_t fn_base;
+    uintptr_t arr_lo[3], arr_hi[3]; /* the init, fini and preinit arrays (0: none) */
+    uintptr_t init_fn[2];           /* DT_INIT and DT_FINI (0: none) */
+};
+void hp_obj_code_read(const struct dl_phdr_info *info, struct hp_obj_code *oc);
+/* Does a function (an FDE) start at a? 0 also when the object has no table it can read. */
+int hp_obj_fn_start(const struct hp_obj_code *oc, uintptr_t a);
+/* Is a in the object's init, fini or preinit array? */
+int hp_obj_init_data(const struct hp_obj_code *oc, uintptr_t a);
+/* Is a the object's DT_INIT or DT_FINI function? */
+int hp_obj_init_fn(const struct hp_obj_code *oc, uintptr_t a);
+
 /* ---- is patching enough? (reach.c) ---- */
 enum hp_reach_role {
     HP_REACH_ALLOC, /* an entry point the shim patches that hands blocks out */
@@ -75,8 +91,8 @@ struct hp_reach_entry {
  * The allocator's internal free functions are what those entry points call (less what its
  * allocation entry points call too); the answer is no (-1, with *why) when a free entry point
  * dispatches through a pointer, when an internal free function's address is stored in the
- * object's data, or, in the main program, when code reachable from its start or its
- * initialisers calls or jumps to one without passing an entry point, and when any of this
+ * object's data, or, in the main program, when code reachable from its start (not from its
+ * initialisers) calls or jumps to one without passing an entry point, and when any of this
  * cannot be read. 0: none of that was found. *bypass is 1 when the answer is no because of a
  * path past the entry points alone (a dispatch table, an internal free function's address in
  * data, a call of one): patching the entry points is still safe then, though not enough for

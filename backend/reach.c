@@ -43,6 +43,7 @@ struct reach {
     uintptr_t found, from;   /* an internal free function reached, and the code that does */
     int overflow;
     int bypass;              /* the answer is no because of a path past the entry points */
+    struct hp_obj_code oc;   /* where functions start, where the initialisers are */
 };
 
 static int in_exec(const struct reach *r, uintptr_t a)
@@ -129,6 +130,7 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *arg)
         if (s->exec && s->hi > r->xhi)
             r->xhi = s->hi;
     }
+    hp_obj_code_read(info, &r->oc);
     return 1;
 }
 
@@ -243,7 +245,7 @@ static int seen(const struct reach *r, uintptr_t a)
  * an entry point or a call out of the object is not followed, the rest is walked. */
 static void reach_to(struct reach *r, uintptr_t t, uintptr_t from)
 {
-    if (r->found || !in_exec(r, t) || is_entry(r, t))
+    if (r->found || !in_exec(r, t) || is_entry(r, t) || hp_obj_init_fn(&r->oc, t))
         return;
     if (is_internal(r, t)) {
         r->found = t, r->from = from;
@@ -286,6 +288,8 @@ static void data_pointers(struct reach *r, uintptr_t x, int depth, uintptr_t at)
     x &= ~(uintptr_t)7;
     for (int k = 0; k < DATA_WINDOW && readable(r, x + (uintptr_t)k * 8, 8); k++) {
         uintptr_t v;
+        if (hp_obj_init_data(&r->oc, x + (uintptr_t)k * 8))
+            continue; /* the initialisers: not walked (roots) */
         hp_memcpy(&v, (const void *)(x + (uintptr_t)k * 8), 8);
         if (in_exec(r, v))
             reach_to(r, v, at);
@@ -320,7 +324,7 @@ static void references(struct reach *r, uintptr_t at, const struct hp_x86_insn *
             if (c[in->rip_disp - 2] == 0x8d) { /* its address taken: what it holds */
                 *table = x;
                 data_pointers(r, x, 0, at);
-            } else if (readable(r, x, 8)) { /* loaded: the pointer it holds */
+            } else if (readable(r, x, 8) && !hp_obj_init_data(&r->oc, x)) { /* loaded: the pointer it holds */
                 hp_memcpy(&v, (const void *)x, 8);
                 if (in_exec(r, v))
                     reach_to(r, v, at);
@@ -350,8 +354,38 @@ static void references(struct reach *r, uintptr_t at, const struct hp_x86_insn *
     }
 }
 
-/* Walk the code reachable from the program's start and its initialisers, never through an entry
- * point, until an internal free function is reached (r->found) or all is seen. */
+/* The length of the padding instruction at a (nop in its forms, int3), or 0. */
+static int padding(const struct reach *r, uintptr_t a)
+{
+    struct hp_x86_insn in;
+    int avail = code_left(r, a);
+    if (!avail || !hp_x86_decode((const uint8_t *)a, avail, &in))
+        return 0;
+    const uint8_t *c = (const uint8_t *)a;
+    int i = 0;
+    while (i < in.len - 1 && (c[i] == 0x66 || c[i] == 0x2e))
+        i++;
+    if (c[i] == 0x90 || c[i] == 0xcc || (i + 1 < in.len && c[i] == 0x0f && c[i + 1] == 0x1f))
+        return in.len;
+    return 0;
+}
+
+/* Does the call whose next instruction would be at a not come back (a call of exit, abort or
+ * another function that does not return, last in its function)? Then what follows it,
+ * after padding, is the start of another function, and control never falls into it: walking
+ * on would take that function as reached (a program's main ending in a call of its error
+ * function, followed by jemalloc's constructor in .text.startup). Compilers never fall from
+ * one function into the next; a linker that deletes the jump between two basic-block
+ * sections could, after a call, and the walk would then miss what follows. */
+static int call_ends_function(const struct reach *r, uintptr_t a)
+{
+    for (int k = 0, len; k < 16 && (len = padding(r, a)) > 0; k++)
+        a += (uintptr_t)len;
+    return hp_obj_fn_start(&r->oc, a);
+}
+
+/* Walk the code reachable from the program's start, never through an entry point, until an
+ * internal free function is reached (r->found) or all is seen. */
 static int walk(struct reach *r, const char **why)
 {
     while (r->nstack && !r->found) {
@@ -370,6 +404,9 @@ static int walk(struct reach *r, const char **why)
             if (in.kind == HP_X86_END || in.kind == HP_X86_JMP)
                 break;
             at += (uintptr_t)in.len;
+            if ((in.kind == HP_X86_CALL || (in.indirect && in.kind == HP_X86_PLAIN)) &&
+                call_ends_function(r, at))
+                break;
         }
     }
     if (r->overflow) {
@@ -381,7 +418,11 @@ static int walk(struct reach *r, const char **why)
 
 /* Where the walk begins: the program's entry point, which leads to main. Not its initialisers:
  * a linked-in allocator's own (jemalloc's constructor, tcmalloc's static objects) reach its
- * internals as its own entry points do, with blocks of its own. */
+ * internals as its own entry points do, with blocks of its own. A program linked with the crt
+ * of glibc before 2.34 names them from its start (_start passes __libc_csu_init, which runs
+ * the init array and _init): the walk follows neither the arrays' entries nor DT_INIT and
+ * DT_FINI (reach_to, data_pointers), as libc runs them for newer programs (rustc's jemalloc:
+ * its constructor leads to its thread-exit cleanup, which frees its caches). */
 static void roots(struct reach *r) { reach_to(r, (uintptr_t)getauxval(AT_ENTRY), 0); }
 
 static char why_buf[200];

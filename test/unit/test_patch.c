@@ -240,6 +240,41 @@ void (*volatile t_table)(void *) = t_internal_c;
 __attribute__((noinline)) void t_free_c(void *p) { t_table(p); __asm__ volatile(""); }
 __attribute__((noinline)) void t_past(void *p) { t_internal_b(p); __asm__ volatile(""); }
 
+/* A fourth: t_internal_d is called by t_free_d and by t_ft_b, which nothing calls or names; it
+ * lies right after t_ft_a, whose last instruction calls a function that does not return, then
+ * padding (in assembly, for the layout). t_ft_a is reachable (the test reads its address). */
+void *volatile t_sink_d, *volatile t_sink_e;
+__attribute__((noinline, used)) void t_internal_d(void *p) { t_sink_d = p; }
+__attribute__((noinline)) void t_free_d(void *p) { t_internal_d(p); __asm__ volatile(""); }
+__attribute__((noinline, noreturn, used)) void t_stop(void) { abort(); }
+void t_ft_a(void);
+__asm__(".text\n"
+        ".p2align 4\n"
+        ".type t_ft_a, @function\n"
+        "t_ft_a:\n"
+        ".cfi_startproc\n"
+        "    call t_stop\n"
+        ".cfi_endproc\n"
+        ".size t_ft_a, .-t_ft_a\n"
+        ".p2align 4, 0x90\n"
+        ".type t_ft_b, @function\n"
+        "t_ft_b:\n"
+        ".cfi_startproc\n"
+        "    jmp t_internal_d\n"
+        ".cfi_endproc\n"
+        ".size t_ft_b, .-t_ft_b\n");
+void (*volatile t_ft_ref)(void) = t_ft_a;
+
+/* A fifth: t_internal_e is called by t_free_e and by a constructor, which the test reaches
+ * only through the init array (it takes the array's address, as the crt of glibc before 2.34
+ * does): initialisers are not walked. */
+static __attribute__((noinline)) void t_internal_e(void *p) { t_sink_e = p; }
+__attribute__((noinline)) void t_free_e(void *p) { t_internal_e(p); __asm__ volatile(""); }
+__attribute__((constructor)) static void t_ctor_e(void) { t_internal_e(NULL); }
+extern void (*__init_array_start[])(void) __attribute__((weak));
+extern void (*__init_array_end[])(void) __attribute__((weak));
+void (**volatile t_init_ref)(void);
+
 static int reach(void (*fn)(void *), const char **why, int *bypass)
 {
     struct hp_reach_entry e = {(uintptr_t)fn, 0, HP_REACH_FREE};
@@ -275,6 +310,42 @@ START_TEST(test_reach)
     /* t_internal_b also called by an allocation entry point: not a free function of its own. */
     struct hp_reach_entry both[] = {{(uintptr_t)t_free_b, 0, HP_REACH_FREE}, {(uintptr_t)t_past, 0, HP_REACH_ALLOC}};
     ck_assert_msg(hp_reach_check(both, 2, 1, &why, &bypass) == 0, "%s", why);
+    /* A call that does not come back, last in its function: what follows is not reached. */
+    t_free_d(&why);
+    ck_assert_ptr_nonnull(t_ft_ref);
+    ck_assert_msg(reach(t_free_d, &why, &bypass) == 0, "t_free_d: %s", why);
+    /* The initialisers, named by the init array's address: not walked. */
+    t_free_e(&why);
+    t_init_ref = __init_array_start;
+    ck_assert_msg(reach(t_free_e, &why, &bypass) == 0, "t_free_e: %s", why);
+}
+END_TEST
+
+static int main_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    *(struct dl_phdr_info *)arg = *info;
+    return 1; /* the first is the program */
+}
+
+/* objcode.c: function starts from .eh_frame_hdr, the init array from the dynamic section. */
+START_TEST(test_obj_code)
+{
+    struct dl_phdr_info info;
+    struct hp_obj_code oc;
+    ck_assert_int_eq(dl_iterate_phdr(main_object, &info), 1);
+    hp_obj_code_read(&info, &oc);
+    ck_assert_uint_gt(oc.fn_count, 10);
+    ck_assert_int_eq(hp_obj_fn_start(&oc, (uintptr_t)t_free_a), 1);
+    ck_assert_int_eq(hp_obj_fn_start(&oc, (uintptr_t)t_ft_a), 1);
+    ck_assert_int_eq(hp_obj_fn_start(&oc, (uintptr_t)t_free_a + 1), 0);
+    ck_assert_int_eq(hp_obj_fn_start(&oc, (uintptr_t)&t_sink_a), 0);
+    /* (t_ctor_e is among them; naming it here would make it reachable for test_reach.) */
+    ck_assert((uintptr_t)__init_array_start < (uintptr_t)__init_array_end);
+    for (void (**f)(void) = __init_array_start; f < __init_array_end; f++)
+        ck_assert_int_eq(hp_obj_init_data(&oc, (uintptr_t)f), 1);
+    ck_assert_int_eq(hp_obj_init_data(&oc, (uintptr_t)&t_sink_a), 0);
+    ck_assert_int_eq(hp_obj_init_fn(&oc, (uintptr_t)t_free_a), 0);
 }
 END_TEST
 
@@ -288,6 +359,7 @@ int main(void)
     tcase_add_test(tc, test_resolve_plt);
     tcase_add_test(tc, test_next_sym);
     tcase_add_test(tc, test_reach);
+    tcase_add_test(tc, test_obj_code);
     tcase_add_test(tc, test_keep_regs);
     suite_add_tcase(s, tc);
     return hp_unit_run(s);
