@@ -2,6 +2,10 @@
 # process (initdb's, the postmaster's forked workers and backends, psql, pg_ctl) leaves a
 # profile that reads.
 # timeout: 600
+if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && ! runuser -u postgres -- true 2>/dev/null; then
+    skip real/postgres "running as root, and runuser cannot switch to the postgres user here"
+    exit 0
+fi
 real_checks postgres
 dir=$TMP/real.postgres.shim/prof
 if [ -d "$dir" ] && [ "$(cat "$TMP/real.postgres.shim/st" 2>/dev/null)" = 0 ]; then
