@@ -6,23 +6,12 @@ for any program: same-stacks (a merge allocates as much per symbolised stack as 
 profiles ARGS... together), self-diff (a profile minus itself: nothing changed).
 Exit status 0 when every figure is as the program made it, else 1 with one line a problem."""
 import json
+import os
 import sys
 
-problems = []
-
-
-def expect(what, ok):
-    if not ok:
-        problems.append(what)
-
-
-def load(path):
-    with open(path) as f:
-        doc = json.load(f)
-    expect(f"schema_version {doc.get('schema_version')}", doc.get("schema_version") == 2)
-    for c in doc["contexts"]:
-        c["frames"] = [doc["frame_table"][i] for i in c["frames"]]
-    return doc
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "profiling"))
+from report_json import expect, load, problems  # noqa: E402
 
 
 def sites(doc):
