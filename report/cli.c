@@ -73,6 +73,21 @@ static int hr_parse_top(const char *s, size_t *top)
     return 0;
 }
 
+/* The one line a profile cut short gets: what was read of it, and what the cut took. */
+static void hr_warn_cut(FILE *err, const char *path, const struct hr_profile *p)
+{
+    const struct hr_cut *c = &p->cut;
+    fprintf(err, "heapprof-report: warning: %s: cut short at byte %llu (no END record): read %llu "
+            "complete records, %zu contexts", path, (unsigned long long)c->size,
+            (unsigned long long)c->records, p->ncontexts);
+    if (c->dropped_contexts)
+        fprintf(err, " (%llu more left out: the cut took some of their records)",
+                (unsigned long long)c->dropped_contexts);
+    if (c->summary_rebuilt)
+        fputs(", no summary (totals are the contexts' sums, no peak)", err);
+    fputs("; the process was probably killed while writing it\n", err);
+}
+
 /* Loads every profile, printing one line per bad one. Returns how many failed. */
 static int hr_load_all(struct hr_profile *profiles, char **paths, int n, FILE *err)
 {
@@ -88,6 +103,8 @@ static int hr_load_all(struct hr_profile *profiles, char **paths, int n, FILE *e
                     tmp ? "an unfinished dump (its process exec'd or was killed while writing it): " : "",
                     msg);
             failed++;
+        } else if (profiles[i].cut.cut) {
+            hr_warn_cut(err, paths[i], &profiles[i]);
         }
     }
     return failed;
