@@ -36,11 +36,9 @@ int hr_parse_access_hist(struct hr_profile *p, struct hr_cur *c, char *err, uint
 /* After the last record: each instrumented module's path, from the MODULE records. */
 void hr_access_resolve_modules(struct hr_profile *p);
 
-/* Profiles cut short (parse_cut.c). Whether a record type is one this reader knows in a file
- * of this version. */
-int hr_rec_type_known(uint32_t type, uint32_t version);
-/* A record at the end of the file with only have bytes of it there (header and payload): 1
- * when the file was simply cut there, 0 when the bytes say it is damage instead. */
+/* Profiles cut short (parse_cut.c). A record at the end of the file with only have bytes of it
+ * there (header and payload): 1 when the file was simply cut there, 0 when its bytes say it is
+ * damage instead. */
 int hr_cut_or_corrupt(const uint8_t *rec, size_t have, uint32_t version);
 /* After the last complete record of a file without END (at: where it ends): marks p cut, and
  * keeps only what the cut left whole. -1 with err set when nothing usable was read. */

@@ -7,7 +7,9 @@
 
 #include "hr_parse_internal.h"
 
-int hr_rec_type_known(uint32_t type, uint32_t version)
+/* A record type this reader knows in a file of this version (FRAMES, STACK_REFS and PACKED
+ * came with version 2). */
+static int hr_rec_type_known(uint32_t type, uint32_t version)
 {
     if (type >= HPF_REC_PROCESS && type <= HPF_REC_ACCESS_HIST)
         return version >= 2 || type < HPF_REC_FRAMES || type > HPF_REC_PACKED;
