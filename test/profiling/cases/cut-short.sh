@@ -2,7 +2,8 @@
 # record: evict's profile (200 contexts of known counts, HIBs evicted to the file's start) cut
 # inside the file header and among the evicted HIBs is refused with one line; cut inside a
 # record or right after one it is read with one warning line, exit 0, and every context kept
-# has exactly its counts (docs/REPORT.md, "Profiles cut short").
+# has exactly its counts; the text and HTML summaries say it was cut (docs/REPORT.md,
+# "Profiles cut short").
 name=cut-short
 if have_prog "$name" "$PBIN/gcc/evict" &&
     run "$name" "hib_table_size=16:hib_table_ways=2:thread_cache_size=16:stack_depth=256" "$PBIN/gcc/evict" "$TMP/evict-own.txt"; then
@@ -95,11 +96,27 @@ PY
     else
         bad "$name/partial" "no cut kept some contexts and left out others: $(tr '\n' ' ' <"$TMP/cuts")"
     fi
-    # Text shows it in its summary.
-    head -c "$(awk '$1 == "hib-mid" {print $2}' "$TMP/cuts")" "$prof" >"$TMP/cut.hpf"
-    if "$REPORT" "$TMP/cut.hpf" 2>/dev/null | grep -q "^  CUT SHORT    at byte "; then
+    # Text and HTML show it in their summaries.
+    off=$(awk '$1 == "hib-mid" {print $2}' "$TMP/cuts")
+    head -c "$off" "$prof" >"$TMP/cut.hpf"
+    if "$REPORT" "$TMP/cut.hpf" 2>/dev/null | grep -q "^  CUT SHORT    at byte $off (no END record): "; then
         ok "$name/text"
     else
         bad "$name/text" "no CUT SHORT line in the text report"
+    fi
+    CHROMIUM=$(command -v chromium || command -v chromium-browser)
+    if [ -z "$CHROMIUM" ]; then
+        skip "$name/html" "chromium not installed (Debian package chromium)"
+    elif ! "$REPORT" -f html -o "$TMP/cut.html" "$TMP/cut.hpf" 2>/dev/null; then
+        bad "$name/html" "heapprof-report -f html failed"
+    else
+        mkdir -p "$TMP/home"
+        HOME=$TMP/home timeout -k 5 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
+            --user-data-dir="$TMP/chromium" --dump-dom "file://$TMP/cut.html" >"$TMP/cut.dom" 2>/dev/null
+        if grep -q "<span id=\"cut-short\">at byte [0-9,]* (no END record)" "$TMP/cut.dom"; then
+            ok "$name/html"
+        else
+            bad "$name/html" "no cut-short row in the page's summary: $(grep -o '<body[^>]*>' "$TMP/cut.dom")"
+        fi
     fi
 fi
