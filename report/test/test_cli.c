@@ -241,6 +241,14 @@ START_TEST(bad_profiles)
              "writing it): cut short", tmpname);
     one_line_error(want);
     ck_assert_int_eq(rename(tmpname, early), 0);
+    snprintf(tmpname, sizeof tmpname, "%s.3.tmp", cut);
+    ck_assert_int_eq(rename(cut, tmpname), 0);
+    ck_assert_int_eq(run(tmpname, NULL), 0);
+    snprintf(want, sizeof want, "heapprof-report: warning: %s: cut short at byte %zu (no END "
+             "record): read 8 complete records, 2 contexts; an unfinished dump: its process "
+             "exec'd or was killed while writing it", tmpname, b.len - 24);
+    one_line_error(want);
+    ck_assert_int_eq(rename(tmpname, cut), 0);
 
     ck_assert_int_eq(run("/nonexistent/x.hpf", NULL), 1);
     one_line_error("heapprof-report: /nonexistent/x.hpf: No such file or directory");
