@@ -1,5 +1,6 @@
-/* What the record parsers share inside the reader (parse.c, parse_access.c): the bounded
- * payload cursor, the error line, the context a record names. Not used outside parsing. */
+/* What the record parsers share inside the reader (parse.c, parse_access.c, parse_cut.c): the
+ * bounded payload cursor, the error line, the context a record names, the rules for a profile
+ * cut short. Not used outside parsing. */
 #ifndef HR_PARSE_INTERNAL_H
 #define HR_PARSE_INTERNAL_H
 

@@ -1,6 +1,6 @@
 /* In-memory model of one parsed heapprof profile, and the functions that build it:
- * hr_profile_load/parse (parse_load.c, parse.c, parse_access.c), the context table (contexts.c), HIB merging
- * (hib_merge.c), context ordering (sort.c) and the figures derived from access data
+ * hr_profile_load/parse (parse_load.c, parse.c, parse_access.c, parse_cut.c), the context
+ * table (contexts.c), HIB merging (hib_merge.c), context ordering (sort.c) and the figures derived from access data
  * (access.c). */
 #ifndef HR_PROFILE_H
 #define HR_PROFILE_H
@@ -143,7 +143,9 @@ extern size_t hr_profile_max;
  * one-line reason in err (without the path). */
 int hr_profile_load(struct hr_profile *p, const char *path, char err[HR_ERR_MAX]);
 
-/* Parses a profile held in memory; takes ownership of data (malloc'ed) in every case. */
+/* Parses a profile held in memory; takes ownership of data (malloc'ed) in every case. A
+ * profile cut short (no END) is read up to its last complete record and marked in p->cut;
+ * -1 only when nothing usable precedes the cut (docs/REPORT.md, "Profiles cut short"). */
 int hr_profile_parse(struct hr_profile *p, const char *path, uint8_t *data, size_t size,
                      char err[HR_ERR_MAX]);
 
