@@ -1,7 +1,7 @@
 /* In-memory model of one parsed heapprof profile, and the functions that build it:
  * hr_profile_load/parse (parse_load.c, parse.c, parse_access.c, parse_cut.c), the context
- * table (contexts.c), HIB merging (hib_merge.c), context ordering (sort.c) and the figures derived from access data
- * (access.c). */
+ * table (contexts.c), HIB merging (hib_merge.c), context ordering (sort.c) and the figures
+ * derived from access data (access.c). */
 #ifndef HR_PROFILE_H
 #define HR_PROFILE_H
 
