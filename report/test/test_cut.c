@@ -74,10 +74,8 @@ static void write_all(struct hr_profile *p)
  * inside the file header or before the PROCESS record; otherwise the profile is marked cut,
  * and its contexts and allocations never shrink as the cut moves on. Every writer runs on a
  * cut every `every` bytes. */
-static void cut_everywhere(const char *path, size_t every)
+static void cut_everywhere(const char *path, const uint8_t *data, size_t len, size_t every)
 {
-    size_t len;
-    uint8_t *data = read_all(path, &len);
     struct hr_profile whole;
     char err[HR_ERR_MAX];
     ck_assert_msg(hr_profile_parse(&whole, path, ht_copy(data, len), len, err) == 0, "%s", err);
@@ -132,16 +130,18 @@ static void cut_everywhere(const char *path, size_t every)
     ck_assert_uint_eq(last_allocs, sum_allocs(&whole));
     ck_assert(ok > len / 2);
     hr_profile_free(&whole);
-    free(data);
 }
 
 START_TEST(every_cut_of_a_real_profile)
 {
-    cut_everywhere(corpus[_i], 64);
+    size_t len;
+    uint8_t *data = read_all(corpus[_i], &len);
+    cut_everywhere(corpus[_i], data, len, 64);
+    free(data);
 }
 END_TEST
 
-/* The record boundaries of a profile: 1 at the start of each record. */
+/* The offsets at which the records of a profile start; returns how many (at most max). */
 static size_t record_starts(const uint8_t *d, size_t len, size_t *starts, size_t max)
 {
     size_t n = 0;
@@ -153,6 +153,79 @@ static size_t record_starts(const uint8_t *d, size_t len, size_t *starts, size_t
     }
     return n;
 }
+
+/* A profile in the shim's order with what the corpus lacks: HIBs evicted during the run first
+ * (the spool), STACK records instead of the frame tree (a shim that could not map the memory
+ * to sort stacks in), a context whose blocks are all in evicted HIBs, one with blocks still
+ * live, LIVE and HIB records in several PACKED records. */
+START_TEST(every_cut_of_a_spooled_profile)
+{
+    struct ht_buf b = {0};
+    ht_file_header(&b);
+    struct hpf_hib spool[3] = {
+        {.context_id = 1, .flags = HPF_HIB_EVICTED, .alloc_count = 4, .total_size = 40,
+         .min_size = 10, .max_size = 10, .total_lifetime_ms = 8, .max_lifetime_ms = 2},
+        {.context_id = 2, .flags = HPF_HIB_EVICTED, .alloc_count = 7, .total_size = 700,
+         .min_size = 100, .max_size = 100},
+        {.context_id = 1, .flags = HPF_HIB_EVICTED, .alloc_count = 1, .total_size = 10,
+         .min_size = 10, .max_size = 10, .total_lifetime_ms = 5, .max_lifetime_ms = 5},
+    };
+    for (int i = 0; i < 3; i++)
+        ht_record(&b, HPF_REC_HIB, &spool[i], sizeof spool[i]);
+    static const char *const argv[] = {"./prog"};
+    struct hpf_process pr = {.pid = 7, .dump_reason = HPF_DUMP_EXIT, .stack_depth = 64,
+                             .argc = 1, .dump_ms = 50};
+    ht_process_alloc(&b, &pr, "next", "/usr/bin/prog", argv, "/lib/libc.so.6");
+    struct hpf_segment seg = {.start = 0x400000, .end = 0x500000, .prot = 5};
+    ht_module(&b, 0, &seg, 1, NULL, 0, "/usr/bin/prog");
+    const uint64_t pcs[4][3] = {{0}, {0x401000, 0x402000}, {0x401100, 0x402000},
+                                {0x401200, 0x402000, 0x403000}};
+    for (uint32_t id = 1; id <= 3; id++)
+        ht_stack(&b, id, pcs[id], id == 3 ? 3 : 2);
+    struct hpf_hib folded = {.context_id = 3, .flags = HPF_HIB_LIVE_FOLDED, .alloc_count = 2,
+                             .total_size = 64, .min_size = 32, .max_size = 32};
+    ht_packed(&b, HPF_REC_HIB, &folded, 1, HPF_HIB_NFIELDS);
+    struct hpf_live live[3] = {
+        {.context_id = 1, .allocs = 8, .bytes = 80, .max_live_count = 1, .max_live_size = 10},
+        {.context_id = 2, .allocs = 7, .bytes = 700, .max_live_count = 7, .max_live_size = 700},
+        {.context_id = 3, .allocs = 5, .bytes = 160, .live_count = 2, .live_size = 64},
+    };
+    ht_packed(&b, HPF_REC_LIVE, &live[0], 2, HPF_LIVE_NFIELDS);
+    ht_packed(&b, HPF_REC_LIVE, &live[2], 1, HPF_LIVE_NFIELDS);
+    struct hpf_hib table[2] = {
+        {.context_id = 3, .alloc_count = 3, .total_size = 96, .min_size = 32, .max_size = 32},
+        {.context_id = 1, .alloc_count = 3, .total_size = 30, .min_size = 10, .max_size = 10},
+    };
+    ht_packed(&b, HPF_REC_HIB, &table[0], 1, HPF_HIB_NFIELDS);
+    ht_packed(&b, HPF_REC_HIB, &table[1], 1, HPF_HIB_NFIELDS);
+    struct hpf_summary sum = {.total_allocs = 20, .total_frees = 18, .total_bytes = 940,
+                              .live_count = 2, .live_size = 64, .contexts = 3,
+                              .peak_live_size = 800, .evicted_hibs = 3};
+    ht_record(&b, HPF_REC_SUMMARY, &sum, sizeof sum);
+    ht_end(&b);
+    cut_everywhere("spooled.hpf", b.data, b.len, 1);
+    /* Cut before the table's HIBs: only context 2, whose blocks were all evicted, is whole;
+     * after the first of them context 3 is too. */
+    size_t starts[16];
+    ck_assert_uint_eq(record_starts(b.data, b.len, starts, 16), 15);
+    static const struct {
+        size_t rec, n;
+        uint32_t ids[2];
+    } want[] = {{11, 1, {2}}, {12, 2, {2, 3}}};
+    for (size_t w = 0; w < 2; w++) {
+        struct hr_profile p;
+        char err[HR_ERR_MAX];
+        size_t n = starts[want[w].rec];
+        ck_assert_msg(hr_profile_parse(&p, "s", ht_copy(b.data, n), n, err) == 0, "%s", err);
+        ck_assert_uint_eq(p.ncontexts, want[w].n);
+        ck_assert_uint_eq(p.cut.dropped_contexts, 3 - want[w].n);
+        for (size_t i = 0; i < want[w].n; i++)
+            ck_assert_uint_eq(p.contexts[i].context_id, want[w].ids[i]);
+        hr_profile_free(&p);
+    }
+    free(b.data);
+}
+END_TEST
 
 /* A clean cut is read; damage at the same place is not: an unknown record type running past
  * the end, a partial header of an unknown type, bytes after END, a lying END count. */
@@ -253,6 +326,7 @@ int main(void)
     TCase *tc = tcase_create("cut");
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, every_cut_of_a_real_profile, 0, NCORPUS);
+    tcase_add_test(tc, every_cut_of_a_spooled_profile);
     tcase_add_test(tc, damage_is_not_a_cut);
     tcase_add_test(tc, merge_and_diff_cut_profiles);
     suite_add_tcase(s, tc);
