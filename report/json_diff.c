@@ -44,7 +44,8 @@ void hr_json_diff_base(FILE *out, const struct hr_profile *p)
     }
     fputs("  \"diff_base\": {\n    \"file\": ", out);
     hr_json_string(out, b->path, hr_cstr(b->path).len);
-    fprintf(out, ",\n    \"pid\": %" PRIu32 ",\n", b->process.pid);
+    fprintf(out, ",\n    \"pid\": %" PRIu32 ",\n    \"truncated\": %s,\n", b->process.pid,
+            b->cut.cut ? "true" : "false");
     hr_json_summary(out, "    ", &b->summary);
     size_t only = 0;
     for (size_t i = 0; i < p->ncontexts; i++)
