@@ -73,21 +73,40 @@ static int hr_parse_top(const char *s, size_t *top)
     return 0;
 }
 
+/* The one line a profile cut short gets: what was read of it, and what the cut took. tmp: a
+ * numbered dump left as NAME.tmp (hr_load_all). */
+static void hr_warn_cut(FILE *err, const char *path, const struct hr_profile *p, int tmp)
+{
+    const struct hr_cut *c = &p->cut;
+    fprintf(err, "heapprof-report: warning: %s: cut short at byte %llu (no END record): read %llu "
+            "complete records, %zu contexts", path, (unsigned long long)c->size,
+            (unsigned long long)c->records, p->ncontexts);
+    if (c->dropped_contexts)
+        fprintf(err, " (%llu more left out: the cut took some of their records)",
+                (unsigned long long)c->dropped_contexts);
+    if (c->summary_rebuilt)
+        fputs(", no summary (totals are the contexts' sums, no peak)", err);
+    fputs(tmp ? "; an unfinished dump: its process exec'd or was killed while writing it\n"
+              : "; the process was probably killed while writing it\n", err);
+}
+
 /* Loads every profile, printing one line per bad one. Returns how many failed. */
 static int hr_load_all(struct hr_profile *profiles, char **paths, int n, FILE *err)
 {
     int failed = 0;
     for (int i = 0; i < n; i++) {
         char msg[HR_ERR_MAX];
+        /* The shim writes numbered dumps as NAME.tmp and renames them when whole: a .tmp that
+         * remains is one its process never finished. */
+        size_t len = strlen(paths[i]);
+        int tmp = len > 4 && strcmp(paths[i] + len - 4, ".tmp") == 0;
         if (hr_profile_load(&profiles[i], paths[i], msg)) {
-            /* The shim writes numbered dumps as NAME.tmp and renames them when whole: a .tmp
-             * that remains is one its process never finished. */
-            size_t len = strlen(paths[i]);
-            int tmp = len > 4 && strcmp(paths[i] + len - 4, ".tmp") == 0;
             fprintf(err, "heapprof-report: %s: %s%s\n", paths[i],
                     tmp ? "an unfinished dump (its process exec'd or was killed while writing it): " : "",
                     msg);
             failed++;
+        } else if (profiles[i].cut.cut) {
+            hr_warn_cut(err, paths[i], &profiles[i], tmp);
         }
     }
     return failed;

@@ -65,3 +65,31 @@ struct hr_context *hr_context_get(struct hr_profile *p, uint32_t context_id)
     p->index[s] = (uint32_t)(++p->ncontexts);
     return c;
 }
+
+size_t hr_contexts_prune(struct hr_profile *p, int (*keep)(const struct hr_context *c))
+{
+    size_t k = 0;
+    for (size_t i = 0; i < p->ncontexts; i++) {
+        struct hr_context *c = &p->contexts[i];
+        if (keep(c)) {
+            p->contexts[k++] = *c;
+            continue;
+        }
+        free(c->pcs);
+        free(c->hist);
+        free(c->word_hist);
+        free(c->word_sat);
+    }
+    size_t gone = p->ncontexts - k;
+    p->ncontexts = k;
+    /* The index keeps its size (fewer entries never need more room): refilled in place. */
+    if (p->index_cap)
+        memset(p->index, 0, p->index_cap * sizeof *p->index);
+    for (size_t i = 0; i < k; i++) {
+        size_t s = hr_slot(p->contexts[i].context_id, p->index_cap);
+        while (p->index[s])
+            s = (s + 1) & (p->index_cap - 1);
+        p->index[s] = (uint32_t)(i + 1);
+    }
+    return gone;
+}

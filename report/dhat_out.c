@@ -111,7 +111,9 @@ static int hr_stack_cmp(const void *a, const void *b)
 
 static int hr_same_stack(const struct hr_context *x, const struct hr_context *y)
 {
-    return x->depth == y->depth && memcmp(x->pcs, y->pcs, x->depth * sizeof *x->pcs) == 0;
+    /* A context without a stack has no pcs array (NULL), which memcmp may not be given. */
+    return x->depth == y->depth &&
+           (!x->depth || memcmp(x->pcs, y->pcs, x->depth * sizeof *x->pcs) == 0);
 }
 
 /* The figures of one program point, DHAT's fields in this order: tb, tbk, tl, mb, mbk, gb, gbk,

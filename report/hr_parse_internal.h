@@ -1,5 +1,6 @@
-/* What the record parsers share inside the reader (parse.c, parse_access.c): the bounded
- * payload cursor, the error line, the context a record names. Not used outside parsing. */
+/* What the record parsers share inside the reader (parse.c, parse_access.c, parse_cut.c): the
+ * bounded payload cursor, the error line, the context a record names, the rules for a profile
+ * cut short. Not used outside parsing. */
 #ifndef HR_PARSE_INTERNAL_H
 #define HR_PARSE_INTERNAL_H
 
@@ -35,5 +36,14 @@ int hr_parse_access(struct hr_profile *p, struct hr_cur *c, char *err, uint64_t 
 int hr_parse_access_hist(struct hr_profile *p, struct hr_cur *c, char *err, uint64_t off);
 /* After the last record: each instrumented module's path, from the MODULE records. */
 void hr_access_resolve_modules(struct hr_profile *p);
+
+/* Profiles cut short (parse_cut.c). A record at the end of the file with only have bytes of it
+ * there (header and payload): 1 when the file was simply cut there, 0 when its bytes say it is
+ * damage instead. */
+int hr_cut_or_corrupt(const uint8_t *rec, size_t have, uint32_t version);
+/* After the last complete record of a file without END (at: where it ends): marks p cut, and
+ * keeps only what the cut left whole. -1 with err set when nothing usable was read. */
+int hr_cut_finish(struct hr_profile *p, int have_process, int have_summary, size_t at,
+                  char *err);
 
 #endif

@@ -1,7 +1,7 @@
 /* In-memory model of one parsed heapprof profile, and the functions that build it:
- * hr_profile_load/parse (parse_load.c, parse.c, parse_access.c), the context table (contexts.c), HIB merging
- * (hib_merge.c), context ordering (sort.c) and the figures derived from access data
- * (access.c). */
+ * hr_profile_load/parse (parse_load.c, parse.c, parse_access.c, parse_cut.c), the context
+ * table (contexts.c), HIB merging (hib_merge.c), context ordering (sort.c) and the figures
+ * derived from access data (access.c). */
 #ifndef HR_PROFILE_H
 #define HR_PROFILE_H
 
@@ -70,8 +70,23 @@ struct hr_access {
 struct hr_source {
     char *path;
     struct hpf_process process; /* its PROCESS record (pid, start, dump_seq, dump_reason) */
+    int cut;                    /* it was cut short (hr_cut.cut) */
+    uint64_t cut_size;          /* then: its length */
     int used;                   /* 0: superseded by a later dump of the same process */
     int superseded_by;          /* index of that later dump in sources, -1 when used */
+};
+
+/* A profile cut short: the file ends without its END record, its process killed while writing
+ * it. Only the complete records before the cut are read (docs/REPORT.md, "Profiles cut short");
+ * all 0 in a complete profile. */
+struct hr_cut {
+    int cut;                   /* no END record: the file simply ends */
+    uint64_t size;             /* the file's length (the cut) */
+    uint64_t complete;         /* bytes of its complete records, file header included */
+    uint64_t records;          /* complete records read */
+    uint64_t dropped_contexts; /* contexts left out: the cut took their stack, LIVE or a HIB */
+    int summary_rebuilt;       /* the SUMMARY record was cut: sums of the contexts kept */
+    size_t files;              /* in a merged profile: how many used inputs were cut */
 };
 
 struct hr_profile {
@@ -107,6 +122,7 @@ struct hr_profile {
     struct hr_access access;
 
     uint64_t records;        /* records before END */
+    struct hr_cut cut;
     uint64_t unknown_records; /* skipped for forward compatibility */
     /* Set in the profile that a diff builds (--diff BASE NEW): the base it is compared with.
      * Export formats then show each context's figures as new minus base (hr_metric.h). */
@@ -127,7 +143,9 @@ extern size_t hr_profile_max;
  * one-line reason in err (without the path). */
 int hr_profile_load(struct hr_profile *p, const char *path, char err[HR_ERR_MAX]);
 
-/* Parses a profile held in memory; takes ownership of data (malloc'ed) in every case. */
+/* Parses a profile held in memory; takes ownership of data (malloc'ed) in every case. A
+ * profile cut short (no END) is read up to its last complete record and marked in p->cut;
+ * -1 only when nothing usable precedes the cut (docs/REPORT.md, "Profiles cut short"). */
 int hr_profile_parse(struct hr_profile *p, const char *path, uint8_t *data, size_t size,
                      char err[HR_ERR_MAX]);
 
@@ -138,6 +156,10 @@ struct hr_context *hr_context_get(struct hr_profile *p, uint32_t context_id);
 
 /* The context with this id or NULL. */
 struct hr_context *hr_context_find(const struct hr_profile *p, uint32_t context_id);
+
+/* Removes the contexts keep() refuses (their memory freed), keeping the others' order. Returns
+ * how many went. */
+size_t hr_contexts_prune(struct hr_profile *p, int (*keep)(const struct hr_context *c));
 
 /* Folds one more HIB record of the same context into acc (docs/FORMAT.md, "Merging HIBs"). */
 void hr_hib_merge(struct hpf_hib *acc, const struct hpf_hib *rec);

@@ -84,6 +84,20 @@ static void hr_html_summary(FILE *out, const struct hpf_summary *s)
     putc('}', out);
 }
 
+/* A profile cut short (docs/REPORT.md): where, and what the cut took. */
+static void hr_html_cut(FILE *out, const struct hr_profile *p)
+{
+    const struct hr_cut *c = &p->cut;
+    if (!c->cut) {
+        fputs(",\"cut\":null", out);
+        return;
+    }
+    int one = !p->sources;
+    fprintf(out, ",\"cut\":{\"files\":%zu,\"size\":%" PRIu64 ",\"records\":%" PRIu64
+            ",\"dropped\":%" PRIu64 ",\"summary_rebuilt\":%d}", c->files, one ? c->size : 0,
+            one ? c->records : 0, c->dropped_contexts, c->summary_rebuilt);
+}
+
 static void hr_html_access(FILE *out, const struct hr_profile *p)
 {
     if (!p->access.present) {
@@ -207,6 +221,7 @@ int hr_html_data(FILE *out, const struct hr_profile *p, const struct hr_output_o
     hr_html_cstr(out, p->path ? p->path : "");
     hr_html_process(out, p);
     hr_html_summary(out, &p->summary);
+    hr_html_cut(out, p);
     hr_html_access(out, p);
     fprintf(out, ",\"diff\":%d,\"metric\":\"%s\"", p->diff_base != NULL,
             hr_metric_name(opts->metric));

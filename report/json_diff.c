@@ -24,9 +24,13 @@ void hr_json_sources(FILE *out, const struct hr_profile *p)
                 s->process.pid, s->process.start_unix_ns, s->process.dump_seq,
                 hr_json_reason_name(s->process.dump_reason), s->used ? "true" : "false");
         if (s->used)
-            fputs("null}", out);
+            fputs("null", out);
         else
-            fprintf(out, "%d}", s->superseded_by);
+            fprintf(out, "%d", s->superseded_by);
+        fprintf(out, ", \"truncated\": %s", s->cut ? "true" : "false");
+        if (s->cut)
+            fprintf(out, ", \"file_size\": %" PRIu64, s->cut_size);
+        fputs("}", out);
     }
     fputs(p->nsources ? "\n  ],\n" : "],\n", out);
 }
@@ -40,7 +44,8 @@ void hr_json_diff_base(FILE *out, const struct hr_profile *p)
     }
     fputs("  \"diff_base\": {\n    \"file\": ", out);
     hr_json_string(out, b->path, hr_cstr(b->path).len);
-    fprintf(out, ",\n    \"pid\": %" PRIu32 ",\n", b->process.pid);
+    fprintf(out, ",\n    \"pid\": %" PRIu32 ",\n    \"truncated\": %s,\n", b->process.pid,
+            b->cut.cut ? "true" : "false");
     hr_json_summary(out, "    ", &b->summary);
     size_t only = 0;
     for (size_t i = 0; i < p->ncontexts; i++)

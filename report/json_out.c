@@ -89,6 +89,28 @@ static const char *hr_unwinder_name(uint32_t u)
     }
 }
 
+/* "truncated" and "cut": whether the profile was cut short, and what was read of it
+ * (docs/FORMAT.md); a merged profile gives the positions in "merged_from". */
+static void hr_json_cut(FILE *out, const struct hr_profile *p)
+{
+    const struct hr_cut *c = &p->cut;
+    fprintf(out, "  \"truncated\": %s,\n", c->cut ? "true" : "false");
+    if (!c->cut) {
+        fputs("  \"cut\": null,\n", out);
+        return;
+    }
+    fputs("  \"cut\": {\n", out);
+    const char *in = "    ";
+    hr_json_u64(out, in, "files", c->files, 0);
+    if (!p->sources) {
+        hr_json_u64(out, in, "file_size", c->size, 0);
+        hr_json_u64(out, in, "complete_bytes", c->complete, 0);
+        hr_json_u64(out, in, "records", c->records, 0);
+    }
+    hr_json_u64(out, in, "contexts_dropped", c->dropped_contexts, 0);
+    fprintf(out, "%s\"summary_rebuilt\": %s\n  },\n", in, c->summary_rebuilt ? "true" : "false");
+}
+
 static void hr_json_process(FILE *out, const struct hr_profile *p)
 {
     const struct hpf_process *pr = &p->process;
@@ -218,6 +240,7 @@ static int hr_json_profile(FILE *out, const struct hr_profile *p,
     fprintf(out, "{\n  \"schema_version\": %d,\n  \"file\": ", HR_JSON_SCHEMA_VERSION);
     hr_json_string(out, p->path, hr_cstr(p->path).len);
     fputs(",\n", out);
+    hr_json_cut(out, p);
     hr_json_process(out, p);
     hr_json_summary(out, "  ", &p->summary);
     hr_json_access(out, p);

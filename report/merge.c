@@ -21,12 +21,15 @@ static int hr_final(const struct hr_profile *p)
     return p->process.dump_reason == HPF_DUMP_EXIT || p->process.dump_reason == HPF_DUMP_KILLED;
 }
 
-/* Whether dump b was taken after dump a of the same process: a final one after any other, then
+/* Whether dump b supersedes dump a of the same process: a complete one supersedes one cut
+ * short (which lacks what the cut took); then the later: a final one after any other, then
  * by the monotonic clock (ms), the wall clock (ns: dumps within one ms), dump_seq, and on a
  * tie the later argument. */
 static int hr_later(const struct hr_profile *a, size_t ia, const struct hr_profile *b, size_t ib)
 {
     const struct hpf_process *x = &a->process, *y = &b->process;
+    if (a->cut.cut != b->cut.cut)
+        return a->cut.cut;
     if (hr_final(a) != hr_final(b))
         return hr_final(b);
     if (y->dump_ms != x->dump_ms)
@@ -166,6 +169,8 @@ static int hr_merge_sources(const struct hr_merger *m, int group, struct hr_prof
         if (!s->path)
             return -1;
         s->process = m->in[i].p->process;
+        s->cut = m->in[i].p->cut.cut;
+        s->cut_size = m->in[i].p->cut.size;
         s->used = m->in[i].used;
         size_t latest = hr_latest(m, i), pos = 0;
         for (size_t j = 0; j < latest; j++)

@@ -132,6 +132,12 @@ int hr_merge_process(const struct hr_merger *m, int group, struct hr_profile *ou
         if (p->version > out->version)
             out->version = p->version;
         out->records += p->records;
+        if (p->cut.cut) { /* the profiles cut short among those used */
+            out->cut.cut = 1;
+            out->cut.files += p->cut.files;
+            out->cut.dropped_contexts += p->cut.dropped_contexts;
+            out->cut.summary_rebuilt |= p->cut.summary_rebuilt;
+        }
         out->unknown_records += p->unknown_records;
         if (hr_access_add(m, i, out, &pool))
             return -1;

@@ -1,5 +1,6 @@
 /* Reads a .hpf profile into struct hr_profile, checking every length against the bytes that are
- * really there: a malformed or truncated file gives one error line, never a bad read. */
+ * really there: a malformed file gives one error line, never a bad read; one cut short is read
+ * up to the cut (parse_cut.c). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -325,12 +326,18 @@ static int hr_parse_stack_refs(struct hr_profile *p, struct hr_cur *c, char *err
 
 /* After the last record: the stacks of contexts named in STACK_REFS, from the frame tree
  * (records may come in any order, so the nodes are known only now). */
-static int hr_resolve_stacks(struct hr_profile *p, char *err)
+static int hr_resolve_stacks(struct hr_profile *p, int cut, char *err)
 {
     for (size_t i = 0; i < p->ncontexts; i++) {
         struct hr_context *ctx = &p->contexts[i];
         if (!ctx->stack_by_ref)
             continue;
+        if (ctx->stack_node > p->nnodes && cut) {
+            /* Its node was in a FRAMES record the cut took: the context has no stack. */
+            ctx->has_stack = 0;
+            ctx->stack_by_ref = 0;
+            continue;
+        }
         if (ctx->stack_node > p->nnodes) {
             hr_err(err, "context %u's stack is node %u of the frame tree, which has %zu nodes",
                    ctx->context_id, ctx->stack_node, p->nnodes);
@@ -612,43 +619,46 @@ int hr_profile_parse(struct hr_profile *p, const char *path, uint8_t *data, size
             hr_err(err, "%llu bytes after the END record", (unsigned long long)(size - off));
             return -1;
         }
-        if (size - off < sizeof rh) {
+        /* A record that runs past the end of the file is where a writer was cut short, unless
+         * its type says it is damage (hr_cut_or_corrupt). */
+        size_t have = size - off;
+        if (have < sizeof rh) {
+            if (hr_cut_or_corrupt(data + off, have, p->version))
+                break;
             hr_err(err, "truncated record header at offset %zu", off);
             return -1;
         }
         memcpy(&rh, data + off, sizeof rh);
-        size_t avail = size - off - sizeof rh;
+        size_t avail = have - sizeof rh;
         if (rh.size > avail) {
+            if (hr_cut_or_corrupt(data + off, have, p->version))
+                break;
             hr_err(err, "%s record at offset %zu: size %llu overflows the file (%zu bytes left)",
                    hr_type_name(rh.type), off, (unsigned long long)rh.size, avail);
             return -1;
         }
+        /* A payload whose padding is cut is whole: read, and the file ends after it. */
         size_t padded = ((size_t)rh.size + 7) & ~(size_t)7;
-        if (padded > avail) {
-            hr_err(err, "%s record at offset %zu: padding truncated", hr_type_name(rh.type),
-                   off);
-            return -1;
-        }
+        size_t step = padded > avail ? have : sizeof rh + padded;
         struct hr_cur c = {data + off + sizeof rh, (size_t)rh.size};
         if (hr_parse_record(p, rh.type, &c, &seen, err, off))
             return -1;
         if (!seen.end)
             p->records++;
-        off += sizeof rh + padded;
+        off += step;
     }
-    if (!seen.end) {
-        hr_err(err, "no END record (truncated profile: was the process killed while writing?)");
-        return -1;
-    }
-    if (!seen.process) {
+    int cut = !seen.end;
+    if (!cut && !seen.process) {
         hr_err(err, "no PROCESS record");
         return -1;
     }
-    if (!seen.summary) {
+    if (!cut && !seen.summary) {
         hr_err(err, "no SUMMARY record");
         return -1;
     }
-    if (hr_resolve_stacks(p, err))
+    if (hr_resolve_stacks(p, cut, err))
+        return -1;
+    if (cut && hr_cut_finish(p, seen.process, seen.summary, off, err))
         return -1;
     hr_access_resolve_modules(p);
     return 0;

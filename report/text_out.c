@@ -36,6 +36,23 @@ static double hr_avg(uint64_t total, uint64_t count)
     return count ? (double)total / (double)count : 0.0;
 }
 
+/* A profile cut short: what it holds is what came before the cut (docs/REPORT.md). */
+static void hr_text_cut(FILE *out, const struct hr_profile *p)
+{
+    const struct hr_cut *c = &p->cut;
+    if (!c->cut)
+        return;
+    if (p->sources)
+        fprintf(out, "  CUT SHORT    %zu of the profiles merged have no END record",
+                c->files);
+    else
+        fprintf(out, "  CUT SHORT    at byte %" PRIu64 " (no END record): %" PRIu64
+                " complete records read", c->size, c->records);
+    fprintf(out, "; %" PRIu64 " context%s left out (the cut took some of their records)%s\n",
+            c->dropped_contexts, c->dropped_contexts == 1 ? "" : "s",
+            c->summary_rebuilt ? "; totals are the contexts' sums, peak unknown" : "");
+}
+
 static void hr_text_header(FILE *out, const struct hr_profile *p)
 {
     const struct hpf_process *pr = &p->process;
@@ -70,6 +87,7 @@ static void hr_text_header(FILE *out, const struct hr_profile *p)
     fprintf(out, ", unwinder %s, stack depth %" PRIu32 "\n", hr_unwinder_text(pr->unwinder),
             pr->stack_depth);
     hr_text_access_header(out, p);
+    hr_text_cut(out, p);
     putc('\n', out);
 }
 

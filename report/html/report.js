@@ -4,6 +4,8 @@
  * The data (report/html_data.c writes it):
  *   process, summary    the PROCESS and SUMMARY records' figures (dump_reason, unwinder: numbers)
  *   access              null, or {modes: [...], granule: bytes, rw_apart: 0|1}
+ *   cut                 null, or {files, size, records, dropped, summary_rebuilt: 0|1} for a
+ *                       profile cut short (size and records 0 in a merged one)
  *   diff, metric        1 for a diff profile (figures are new minus base); the first metric
  *   strs                distinct strings; strs[0] is ""
  *   frames              5 numbers per frame: name, file (strs indices), line, module, inlined
@@ -98,6 +100,13 @@
       esc(REASONS[p.dump_reason] || '?') + (p.dump_seq ? ', dump ' + p.dump_seq : ''));
     add('backend', esc(p.backend) + (p.allocator ? ' <span class="muted">(' + esc(p.allocator) + ')</span>' : ''));
     add('unwinder', esc(UNWINDERS[p.unwinder] || '?') + ', up to ' + p.stack_depth + ' frames');
+    if (D.cut) {
+      const c = D.cut;
+      add('cut short', '<span id="cut-short">' + (c.size ? 'at byte ' + fmtNum(c.size) + ' (no END record): ' +
+        fmtNum(c.records) + ' complete records read' : fmtNum(c.files) + ' of the profiles merged have no END record') +
+        '; ' + fmtNum(c.dropped) + ' contexts left out' +
+        (c.summary_rebuilt ? '; totals are the contexts\' sums, peak unknown' : '') + '</span>');
+    }
     add('allocations', fmtNum(s.total_allocs) + ' (' + fmtBytes(s.total_bytes) + '), ' + fmtNum(s.total_frees) + ' frees');
     add('peak heap', fmtBytes(s.peak_live_size) + ' in ' + fmtNum(s.peak_live_count) + ' blocks at ' + fmtNum(s.peak_ms) + ' ms');
     add('live at dump', fmtBytes(s.live_size) + ' in ' + fmtNum(s.live_count) + ' blocks' +

@@ -187,13 +187,24 @@ START_TEST(bad_profiles)
     struct ht_buf b = {0};
     ht_sample(&b);
     char *cut = ht_tmpfile(b.data, b.len - 24); /* the process died before writing END */
+    char *early = ht_tmpfile(b.data, 52);       /* ... or inside its PROCESS record */
     char *junk = ht_tmpfile("hello world, not a profile", 26);
     char *outpath = ht_tmpfile("", 0);
     unlink(outpath);
 
-    ck_assert_int_eq(run("-o", outpath, path, cut, NULL), 1);
+    /* Cut short after its records: read, with one warning line (docs/REPORT.md). */
+    ck_assert_int_eq(run("-f", "json", cut, NULL), 0);
     char want[1200];
-    snprintf(want, sizeof want, "heapprof-report: %s: no END record", cut);
+    snprintf(want, sizeof want, "heapprof-report: warning: %s: cut short at byte %zu (no END "
+             "record): read 8 complete records, 2 contexts; the process was probably killed "
+             "while writing it", cut, b.len - 24);
+    one_line_error(want);
+    ck_assert(strstr(out_text, "\"truncated\": true") && strstr(out_text, "\"context_id\": 2"));
+
+    /* Cut before anything usable: an error, and the output file is not made. */
+    ck_assert_int_eq(run("-o", outpath, path, early, NULL), 1);
+    snprintf(want, sizeof want, "heapprof-report: %s: cut short at byte 52 before its PROCESS "
+             "record", early);
     one_line_error(want);
     ck_assert_str_eq(out_text, "");
     struct stat st;
@@ -205,12 +216,20 @@ START_TEST(bad_profiles)
 
     /* A dump the shim never finished (left as NAME.tmp): said so. */
     char tmpname[512];
-    snprintf(tmpname, sizeof tmpname, "%s.3.tmp", cut);
-    ck_assert_int_eq(rename(cut, tmpname), 0);
+    snprintf(tmpname, sizeof tmpname, "%s.3.tmp", early);
+    ck_assert_int_eq(rename(early, tmpname), 0);
     ck_assert_int_eq(run(tmpname, NULL), 1);
     snprintf(want, sizeof want,
              "heapprof-report: %s: an unfinished dump (its process exec'd or was killed while "
-             "writing it): no END record", tmpname);
+             "writing it): cut short", tmpname);
+    one_line_error(want);
+    ck_assert_int_eq(rename(tmpname, early), 0);
+    snprintf(tmpname, sizeof tmpname, "%s.3.tmp", cut);
+    ck_assert_int_eq(rename(cut, tmpname), 0);
+    ck_assert_int_eq(run(tmpname, NULL), 0);
+    snprintf(want, sizeof want, "heapprof-report: warning: %s: cut short at byte %zu (no END "
+             "record): read 8 complete records, 2 contexts; an unfinished dump: its process "
+             "exec'd or was killed while writing it", tmpname, b.len - 24);
     one_line_error(want);
     ck_assert_int_eq(rename(tmpname, cut), 0);
 
@@ -222,9 +241,11 @@ START_TEST(bad_profiles)
 
     unlink(path);
     unlink(cut);
+    unlink(early);
     unlink(junk);
     free(path);
     free(cut);
+    free(early);
     free(junk);
     free(outpath);
     free(b.data);

@@ -222,17 +222,34 @@ START_TEST(rejects_bad_header)
 }
 END_TEST
 
-START_TEST(rejects_truncation)
+/* A file that simply ends is read up to its last complete record (parse_cut.c). */
+static void expect_cut(struct ht_buf *b, uint64_t records, size_t contexts, int rebuilt)
+{
+    struct hr_profile p;
+    char err[HR_ERR_MAX];
+    ck_assert_msg(parse(b, &p, err) == 0, "%s", err);
+    ck_assert_int_eq(p.cut.cut, 1);
+    ck_assert_uint_eq(p.cut.size, b->len);
+    ck_assert_uint_eq(p.cut.records, records);
+    ck_assert_uint_eq(p.ncontexts, contexts);
+    ck_assert_int_eq(p.cut.summary_rebuilt, rebuilt);
+    hr_profile_free(&p);
+}
+
+START_TEST(reads_cut_profiles)
 {
     struct ht_buf b = {0};
     ht_sample(&b);
     size_t len = b.len;
-    b.len = len - 8; /* the END record is 16 + 8 bytes: keep its header, cut its payload */
-    expect_error(&b, "overflows the file");
+    /* The sample: PROCESS, SUMMARY, 2 STACK, 2 HIB, 2 LIVE, END (16 + 8 bytes). */
+    b.len = len - 8; /* END's header kept, its payload cut */
+    expect_cut(&b, 8, 2, 0);
     b.len = len - 24; /* exactly before END: every record complete */
-    expect_error(&b, "no END record");
-    b.len = sizeof(struct hpf_file_header) + 8;
-    expect_error(&b, "truncated record header");
+    expect_cut(&b, 8, 2, 0);
+    b.len = len - 30; /* inside the last LIVE record */
+    expect_cut(&b, 7, 2, 0); /* SUMMARY was read: nothing is left out */
+    b.len = sizeof(struct hpf_file_header) + 8; /* inside PROCESS's header: nothing usable */
+    expect_error(&b, "before its PROCESS record");
     b.len = len;
     free(b.data);
 }
@@ -674,7 +691,7 @@ int main(void)
     tcase_add_test(tc, many_contexts_index);
     tcase_add_test(tc, summary_lengths);
     tcase_add_test(tc, rejects_bad_header);
-    tcase_add_test(tc, rejects_truncation);
+    tcase_add_test(tc, reads_cut_profiles);
     tcase_add_test(tc, rejects_end_problems);
     tcase_add_test(tc, rejects_bad_records);
     tcase_add_test(tc, frame_tree_parses);

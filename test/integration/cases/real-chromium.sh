@@ -51,13 +51,15 @@ if [ "$notes" -lt 1 ] || [ "$others" -ne 0 ]; then
 else
     ok "$name-said"
 fi
-# Every profile of a process that exited is complete and readable (one killed may have been
-# writing it); those of the chromium executable without --type (the browser; a helper it forks)
-# are marked headerless, and one has the browser's allocations.
-# A child process (not the one strace started) may also end by a raw exit_group from another
-# thread while its exit profile is written, which the shim cannot see or wait for: a minority
-# of children cut short that way is tolerated; the first process's profile never is.
-unread="" browser="" root="" children=0 cut=0
+# Every profile is read: complete, or cut short with one warning line (a process killed, or
+# ended by a raw exit_group from another thread, while its exit profile was written) and read
+# up to the cut. Those of the chromium executable without --type (the browser; a helper it
+# forks) are marked headerless, and one has the browser's allocations. A profile may be refused
+# only when it was cut before anything usable (its PROCESS record): the process was seen killed
+# or sent SIGTERM by the browser at its end (Chromium's handler then ends the process from
+# whichever thread), or it is a child's, and a minority of the children; the first process's
+# profile never is.
+unread="" browser="" root="" children=0 early=0
 [ -f "$TMP/shim/strace" ] && root=$(head -1 "$TMP/shim/strace" | cut -d' ' -f1)
 for f in "$TMP/shim/prof"/p.*.hpf; do
     [ -f "$f" ] || continue
@@ -65,29 +67,36 @@ for f in "$TMP/shim/prof"/p.*.hpf; do
     pid=${pid%.hpf}
     [ "$pid" != "$root" ] && children=$((children + 1))
     if ! "$REPORT" --format json -o "$TMP/r.json" "$f" 2>"$TMP/r.err"; then
-        # killed, or sent SIGTERM by the browser at its end (Chromium's handler then ends the
-        # process from whichever thread, possibly by a raw exit_group the shim cannot see)
-        if [ -f "$TMP/shim/strace" ] && grep -qE "^$pid (\+\+\+ killed by SIG|--- SIGTERM )" "$TMP/shim/strace"; then
-            continue
+        if ! grep -Eq "^heapprof-report: $f: (cut short at byte [0-9]+ before its PROCESS record|empty file)" "$TMP/r.err"; then
+            unread="$unread $(basename "$f"): $(head -c 200 "$TMP/r.err")"
+        elif [ -f "$TMP/shim/strace" ] && grep -qE "^$pid (\+\+\+ killed by SIG|--- SIGTERM )" "$TMP/shim/strace"; then
+            :
+        elif [ -n "$root" ] && [ "$pid" != "$root" ]; then
+            early=$((early + 1))
+        else
+            unread="$unread $(basename "$f"): $(head -c 200 "$TMP/r.err")"
         fi
-        if [ -n "$root" ] && [ "$pid" != "$root" ]; then
-            cut=$((cut + 1))
-            continue
-        fi
-        unread="$unread $(basename "$f"): $(head -c 200 "$TMP/r.err")"
         continue
+    fi
+    # One cut short says so in its warning and in its JSON.
+    if grep -q "^heapprof-report: warning: $f: cut short at byte" "$TMP/r.err" &&
+        ! grep -q '"truncated": true' "$TMP/r.json"; then
+        unread="$unread $(basename "$f"): cut short, but its JSON does not say so"
     fi
     browser=$browser$(python3 - "$TMP/r.json" <<'EOF'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 argv, s = doc["process"]["command_line"], doc["summary"]
+# cut before its SUMMARY: the shim's counters (headerless among them) are not known
+if doc["cut"] and doc["cut"]["summary_rebuilt"]:
+    sys.exit(0)
 if argv and argv[0].endswith("/chromium") and not any(a.startswith("--type=") for a in argv):
     print("headerless=%d allocs=%d " % (s["headerless"], s["total_allocs"]), end="")
 EOF
 )
 done
-if [ $((cut * 2)) -gt "$children" ]; then
-    unread="$unread $cut of $children child profiles cut short"
+if [ $((early * 2)) -gt "$children" ]; then
+    unread="$unread $early of $children child profiles cut short before anything usable"
 fi
 if [ -n "$unread" ]; then
     bad "$name-profiles" "unreadable:$unread"
