@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "hpf_writer.h"
 #include "hr_merge.h"
 #include "hr_output.h"
@@ -322,17 +323,10 @@ END_TEST
 int main(void)
 {
     devnull = fopen("/dev/null", "w");
-    Suite *s = suite_create("report_cut");
-    TCase *tc = tcase_create("cut");
-    tcase_set_timeout(tc, 600);
+    TCase *tc = ht_tcase("report_cut", "cut", 600);
     tcase_add_loop_test(tc, every_cut_of_a_real_profile, 0, NCORPUS);
     tcase_add_test(tc, every_cut_of_a_spooled_profile);
     tcase_add_test(tc, damage_is_not_a_cut);
     tcase_add_test(tc, merge_and_diff_cut_profiles);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return ht_run();
 }
