@@ -26,15 +26,8 @@ SIMPLE(mi_zalloc, (size_t n), n, hp_alloc(n, 0, 1))
 SIMPLE(mi_zalloc_small, (size_t n), n, hp_alloc(n, 0, 1))
 
 /* The count * size forms: an overflow is mimalloc's to answer (its error handler). */
-#define COUNTED(name, zero)                                   \
-    void *hp_##name(const void *ra, size_t c, size_t n)       \
-    {                                                         \
-        ENTRY(name, c, n);                                    \
-        size_t t;                                             \
-        if (mul_over(c, n, &t))                               \
-            return REAL(name) ? hp_mi_real.name(c, n) : NULL; \
-        return hp_alloc(t, 0, zero);                          \
-    }
+#define COUNTED(name, zero) \
+    COUNTED_FORM(name, (size_t c, size_t n), 0, hp_alloc(t, 0, zero), c, n)
 COUNTED(mi_calloc, 1)
 COUNTED(mi_mallocn, 0)
 #undef COUNTED

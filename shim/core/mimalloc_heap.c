@@ -46,15 +46,9 @@ SIMPLE(mi_heap_zalloc_aligned_at, (mi_heap_t * h, size_t n, size_t a, size_t o),
 
 /* count * size in a heap: an overflow, or an alignment the shim cannot give, is mimalloc's
  * to answer. */
-#define HEAP_N(name, params, args, a, o, zero)                               \
-    void *hp_##name(const void *ra, UNPAREN params)                          \
-    {                                                                        \
-        ENTRY(name, args);                                                   \
-        size_t t;                                                            \
-        if (mul_over(c, n, &t) || !hp_mi_heap_here || (a && !valid(a, o)))   \
-            return REAL(name) ? hp_mi_real.name(args) : NULL;                \
-        return heap_alloc(h, t, a, o, zero);                                 \
-    }
+#define HEAP_N(name, params, args, a, o, zero)                                              \
+    COUNTED_FORM(name, params, !hp_mi_heap_here || (a && !valid(a, o)), heap_alloc(h, t, a, o, zero), \
+                 args)
 HEAP_N(mi_heap_calloc, (mi_heap_t * h, size_t c, size_t n), h COMMA c COMMA n, 0, 0, 1)
 HEAP_N(mi_heap_mallocn, (mi_heap_t * h, size_t c, size_t n), h COMMA c COMMA n, 0, 0, 0)
 HEAP_N(mi_heap_calloc_aligned, (mi_heap_t * h, size_t c, size_t n, size_t a), h COMMA c COMMA n COMMA a, a, 0, 1)
@@ -123,17 +117,9 @@ HEAP_REALLOC(mi_heap_rezalloc_aligned_at, (mi_heap_t * h, void *p, size_t n, siz
              h COMMA p COMMA n COMMA a COMMA o, a, o, 1)
 #undef HEAP_REALLOC
 
-#define HEAP_REALLOC_N(name, params, args, a, o, zero)                     \
-    void *hp_##name(const void *ra, UNPAREN params)                        \
-    {                                                                      \
-        ENTRY(name, args);                                                 \
-        size_t t;                                                          \
-        if (mul_over(c, n, &t) || (p && !mine(p)))                         \
-            return REAL(name) ? hp_mi_real.name(args) : NULL;              \
-        if (!p)                                                            \
-            return heap_alloc(h, t, a, o, zero);                           \
-        return hp_mi_moved(p, heap_alloc(h, t, a, o, zero), t);            \
-    }
+#define HEAP_REALLOC_N(name, params, args, a, o, zero)                                        \
+    COUNTED_FORM(name, params, p && !mine(p),                                                  \
+                 p ? hp_mi_moved(p, heap_alloc(h, t, a, o, zero), t) : heap_alloc(h, t, a, o, zero), args)
 HEAP_REALLOC_N(mi_heap_reallocn, (mi_heap_t * h, void *p, size_t c, size_t n), h COMMA p COMMA c COMMA n, 0, 0, 0)
 HEAP_REALLOC_N(mi_heap_recalloc, (mi_heap_t * h, void *p, size_t c, size_t n), h COMMA p COMMA c COMMA n, 0, 0, 1)
 HEAP_REALLOC_N(mi_heap_recalloc_aligned, (mi_heap_t * h, void *p, size_t c, size_t n, size_t a),

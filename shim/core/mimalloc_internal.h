@@ -189,6 +189,19 @@ static inline int inner(const void *ra)
 
 static inline int mul_over(size_t a, size_t b, size_t *r) { return __builtin_mul_overflow(a, b, r); }
 
+/* A count * size form (parameters c and n among params; the function's arguments last): an
+ * overflow is mimalloc's to answer (its error handler), and so is what refuse says the shim
+ * cannot serve; otherwise expr, with t the product. */
+#define COUNTED_FORM(name, params, refuse, expr, ...)                \
+    void *hp_##name(const void *ra, UNPAREN params)                  \
+    {                                                                \
+        ENTRY(name, __VA_ARGS__);                                    \
+        size_t t;                                                    \
+        if (mul_over(c, n, &t) || (refuse))                          \
+            return REAL(name) ? hp_mi_real.name(__VA_ARGS__) : NULL; \
+        return expr;                                                 \
+    }
+
 /* Can the shim's header serve alignment a (0: none asked) at offset o? */
 static inline int placeable(size_t a, size_t o)
 {

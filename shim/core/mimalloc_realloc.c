@@ -61,15 +61,8 @@ SIMPLE(mi_realloc, (void *p, size_t n), p COMMA n, do_realloc(p, n, 0))
 SIMPLE(mi_rezalloc, (void *p, size_t n), p COMMA n, do_realloc(p, n, 1))
 
 /* Reallocations of count * size: an overflow is mimalloc's to answer. */
-#define REALLOC_N(name, zero)                                    \
-    void *hp_##name(const void *ra, void *p, size_t c, size_t n) \
-    {                                                            \
-        ENTRY(name, p, c, n);                                    \
-        size_t t;                                                \
-        if (mul_over(c, n, &t) || (p && !mine(p)))               \
-            return REAL(name) ? hp_mi_real.name(p, c, n) : NULL; \
-        return do_realloc(p, t, zero);                           \
-    }
+#define REALLOC_N(name, zero) \
+    COUNTED_FORM(name, (void *p, size_t c, size_t n), p && !mine(p), do_realloc(p, t, zero), p, c, n)
 REALLOC_N(mi_reallocn, 0)
 REALLOC_N(mi_recalloc, 1)
 #undef REALLOC_N
@@ -125,15 +118,8 @@ SIMPLE(mi_rezalloc_aligned, (void *p, size_t n, size_t a), p COMMA n COMMA a, do
 SIMPLE(mi_rezalloc_aligned_at, (void *p, size_t n, size_t a, size_t o), p COMMA n COMMA a COMMA o,
        do_realloc_aligned(p, n, a, o, 1))
 
-#define RECALLOC_ALIGNED(name, params, args, a, o)                    \
-    void *hp_##name(const void *ra, UNPAREN params)                   \
-    {                                                                 \
-        ENTRY(name, args);                                            \
-        size_t t;                                                     \
-        if (mul_over(c, n, &t) || (p && !mine(p)))                    \
-            return REAL(name) ? hp_mi_real.name(args) : NULL;         \
-        return do_realloc_aligned(p, t, a, o, 1);                     \
-    }
+#define RECALLOC_ALIGNED(name, params, args, a, o) \
+    COUNTED_FORM(name, params, p && !mine(p), do_realloc_aligned(p, t, a, o, 1), args)
 RECALLOC_ALIGNED(mi_recalloc_aligned, (void *p, size_t c, size_t n, size_t a), p COMMA c COMMA n COMMA a, a, 0)
 RECALLOC_ALIGNED(mi_recalloc_aligned_at, (void *p, size_t c, size_t n, size_t a, size_t o),
                  p COMMA c COMMA n COMMA a COMMA o, a, o)
