@@ -23,6 +23,7 @@ struct hr_frame {
     const char *function;
     const char *file;
     int line;    /* 0 when unknown */
+    int start_line; /* where the function is declared (DWARF's decl_line), 0 when unknown */
     int inlined; /* 1: this function's code was inlined into next's */
     const struct hr_frame *next;
 };

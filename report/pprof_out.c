@@ -29,6 +29,7 @@ enum {
     PB_LINE_FUNCTION_ID = 1, PB_LINE_LINE = 2,
     PB_FUNCTION_ID = 1, PB_FUNCTION_NAME = 2, PB_FUNCTION_SYSTEM_NAME = 3,
     PB_FUNCTION_FILENAME = 4,
+    PB_FUNCTION_START_LINE = 5,
 };
 
 /* The sample types, in the order of each sample's values (docs/REPORT.md lists them). */
@@ -197,6 +198,8 @@ static uint32_t hr_pprof_function(struct hr_pprof *w, const struct hr_frame *f)
     hr_pb_uint(&w->func, PB_FUNCTION_NAME, name);
     hr_pb_uint(&w->func, PB_FUNCTION_SYSTEM_NAME, name);
     hr_pb_uint(&w->func, PB_FUNCTION_FILENAME, file);
+    if (f->start_line > 0)
+        hr_pb_uint(&w->func, PB_FUNCTION_START_LINE, (uint64_t)f->start_line);
     hr_pb_end(&w->func, m);
     return id;
 }

@@ -41,6 +41,12 @@ struct hr_cu_inl {
     struct hr_inl_range *ranges;
     uint64_t *max_hi; /* max_hi[i]: the largest hi of ranges[0..i] */
     size_t nranges, capranges;
+    /* The functions' own code: each subprogram's ranges, node an index into sub_dies (for the
+     * line a function starts at, pprof's start_line). */
+    Dwarf_Off *sub_dies;
+    size_t nsub_dies, capsub_dies;
+    struct hr_inl_range *subs;
+    size_t nsubs, capsubs;
 };
 
 /* One symbol of a module's symbol table, for hr_sym_name. */
@@ -310,6 +316,22 @@ static int hr_inl_range_cmp(const void *a, const void *b)
 /* Record the inlined subroutines among die's children and, for the DIEs that can hold code
  * or functions, their descendants; parent: the inlined subroutine they are in (-1: none).
  * Returns -1 when out of memory. */
+/* die's ranges of code, each as {lo, hi, node}, added to *arr. -1 when out of memory. */
+static int hr_add_ranges(struct hr_inl_range **arr, size_t *n, size_t *cap, Dwarf_Die *die,
+                         uint32_t node)
+{
+    Dwarf_Addr base, lo, hi;
+    ptrdiff_t off = 0;
+    while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+        if (lo >= hi)
+            continue;
+        if (hr_grow(arr, cap, *n, sizeof **arr, 64))
+            return -1;
+        (*arr)[(*n)++] = (struct hr_inl_range){lo, hi, node};
+    }
+    return 0;
+}
+
 static int hr_inl_walk(struct hr_cu_inl *x, Dwarf_Die *die, int32_t parent, uint32_t depth, int level)
 {
     Dwarf_Die child;
@@ -326,20 +348,18 @@ static int hr_inl_walk(struct hr_cu_inl *x, Dwarf_Die *die, int32_t parent, uint
             p = (int32_t)x->nnodes;
             d = parent < 0 ? 0 : depth + 1;
             x->nodes[x->nnodes++] = (struct hr_inl_node){dwarf_dieoffset(&child), parent, d};
-            Dwarf_Addr base, lo, hi;
-            ptrdiff_t off = 0;
-            while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
-                if (lo >= hi)
-                    continue;
-                if (hr_grow(&x->ranges, &x->capranges, x->nranges, sizeof *x->ranges, 64))
-                    return -1;
-                x->ranges[x->nranges++] = (struct hr_inl_range){lo, hi, (uint32_t)p};
-            }
+            if (hr_add_ranges(&x->ranges, &x->nranges, &x->capranges, &child, (uint32_t)p))
+                return -1;
             break;
         }
         case DW_TAG_subprogram: /* a function of its own (a nested one too): a new chain */
             p = -1;
             d = 0;
+            if (hr_grow(&x->sub_dies, &x->capsub_dies, x->nsub_dies, sizeof *x->sub_dies, 64))
+                return -1;
+            x->sub_dies[x->nsub_dies] = dwarf_dieoffset(&child);
+            if (hr_add_ranges(&x->subs, &x->nsubs, &x->capsubs, &child, (uint32_t)x->nsub_dies++))
+                return -1;
             break;
         case DW_TAG_lexical_block: case DW_TAG_namespace: case DW_TAG_class_type:
         case DW_TAG_structure_type: case DW_TAG_union_type: case DW_TAG_module:
@@ -379,10 +399,12 @@ static struct hr_cu_inl *hr_inl_build(struct hr_sym_module *m, size_t i)
     }
     if (!ok || hr_inl_walk(x, &cudie, -1, 0, 0) < 0 ||
         (x->nranges && !(x->max_hi = malloc(x->nranges * sizeof *x->max_hi)))) {
-        x->nranges = x->nnodes = 0; /* out of memory or bad DWARF: no inlining known here */
+        x->nranges = x->nnodes = x->nsubs = 0; /* out of memory or bad DWARF: nothing known here */
     }
     if (x->nranges)
         qsort(x->ranges, x->nranges, sizeof *x->ranges, hr_inl_range_cmp);
+    if (x->nsubs)
+        qsort(x->subs, x->nsubs, sizeof *x->subs, hr_inl_range_cmp);
     for (size_t k = 0; k < x->nranges; k++)
         x->max_hi[k] = k && x->max_hi[k - 1] > x->ranges[k].hi ? x->max_hi[k - 1] : x->ranges[k].hi;
     /* Every range entry of the same unit shares it. */
@@ -406,6 +428,8 @@ static void hr_inl_free(struct hr_sym_module *m)
         free(x->nodes);
         free(x->ranges);
         free(x->max_hi);
+        free(x->sub_dies);
+        free(x->subs);
         free(x);
     }
     free(m->cu_inl);
@@ -438,6 +462,42 @@ static const struct hr_inl_node *hr_inl_at(struct hr_sym_module *m, uint64_t add
         }
     }
     return NULL;
+}
+
+/* The line where the function whose own code holds addr is declared (its subprogram's
+ * DW_AT_decl_line), 0 when unknown. A nested function's range lies inside its parent's: the
+ * range starting last at or below addr that holds it is the innermost. */
+static int hr_sub_line(struct hr_sym_module *m, uint64_t addr)
+{
+    uint64_t a;
+    size_t lo;
+    if (!hr_cu_start(m, addr, &a, &lo))
+        return 0;
+    for (size_t i = lo; i > 0 && lo - i < HR_CU_LOOK_BACK; i--) {
+        if (a >= m->cus[i - 1].hi)
+            continue;
+        struct hr_cu_inl *x = hr_inl_build(m, i - 1);
+        if (!x || !x->nsubs)
+            continue;
+        size_t j = hr_first_above(x->subs, x->nsubs, sizeof *x->subs, a);
+        for (size_t k = 0; j > 0 && k < 8; j--, k++) {
+            const struct hr_inl_range *r = &x->subs[j - 1];
+            Dwarf_Die die;
+            int line;
+            if (a < r->hi)
+                return dwarf_offdie(x->dw, x->sub_dies[r->node], &die) && dwarf_decl_line(&die, &line) == 0
+                           ? line
+                           : 0;
+        }
+    }
+    return 0;
+}
+
+/* The line where the function of an inlined subroutine's DIE is declared, 0 when unknown. */
+static int hr_die_line(Dwarf_Die *die)
+{
+    int line;
+    return dwarf_decl_line(die, &line) == 0 ? line : 0;
 }
 
 #define HR_MAX_INLINED 64 /* deepest chain of inlined functions shown at one address */
@@ -498,8 +558,10 @@ static void hr_inline_chain(struct hr_sym_module *m, uint64_t addr, struct hr_fr
         if (!g)
             break; /* out of memory: a shorter chain */
         *g = *f;
-        if (i < k)
+        if (i < k) {
             g->function = hr_die_function(&dies[i]);
+            g->start_line = hr_die_line(&dies[i]);
+        }
         hr_call_site(&dies[i - 1], g);
         g->inlined = i < k;
         g->next = outer;
@@ -508,6 +570,7 @@ static void hr_inline_chain(struct hr_sym_module *m, uint64_t addr, struct hr_fr
     if (!outer)
         return;
     f->function = hr_die_function(&dies[0]);
+    f->start_line = hr_die_line(&dies[0]);
     f->inlined = 1;
     f->next = outer;
 }
@@ -596,6 +659,7 @@ static void hr_lookup(struct hr_symbolizer *s, uint64_t pc, struct hr_frame *f)
     f->function = NULL;
     f->file = NULL;
     f->line = 0;
+    f->start_line = 0;
     f->inlined = 0;
     f->next = NULL;
     /* A return address points after the call; pc - 1 lies inside the call instruction, so it
@@ -635,8 +699,10 @@ static void hr_lookup(struct hr_symbolizer *s, uint64_t pc, struct hr_frame *f)
         f->function = hr_dup("");
     if (!f->file)
         f->file = hr_dup("");
-    if (mi >= 0 && s->mods[mi].dwmod)
+    if (mi >= 0 && s->mods[mi].dwmod) {
+        f->start_line = hr_sub_line(&s->mods[mi], addr);
         hr_inline_chain(&s->mods[mi], addr, f);
+    }
 }
 
 static void hr_free_frame(struct hr_frame *f)

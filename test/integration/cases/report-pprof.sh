@@ -111,6 +111,15 @@ status=2" ]; then
             else
                 bad pprof-inlined-lines "no location with site_inl_leaf, inl_mid, site_inl_outer: $(grep -A2 site_inl_leaf "$TMP/pprof-inlined.raw" | head -5 | tr '\n' '|')"
             fi
+            # Each function's start_line (-raw's s=) is the line that declares it, inlined or not.
+            decl() { grep -n "^[a-z_ ()]*[ *]$1(size_t n)\|^[a-z_ ()]* void $1(void)" test/profiling/inlined.c | head -1 | cut -d: -f1; }
+            want="site_inl_leaf [^ ]*:[0-9]+ s=$(decl site_inl_leaf) .*inl_mid [^ ]*:[0-9]+ s=$(decl inl_mid) .*site_inl_outer [^ ]*:[0-9]+ s=$(decl site_inl_outer) "
+            if grep -A2 -E '^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ site_inl_leaf ' "$TMP/pprof-inlined.raw" |
+                tr '\n' ' ' | grep -qE "$want"; then
+                ok pprof-start-lines
+            else
+                bad pprof-start-lines "expected '$want': $(grep -A2 site_inl_leaf "$TMP/pprof-inlined.raw" | head -3 | tr '\n' '|')"
+            fi
         fi
     else
         bad pprof-inlined "cannot build test/profiling/inlined.c"
