@@ -435,25 +435,49 @@ static void hr_inl_free(struct hr_sym_module *m)
     free(m->cu_inl);
 }
 
+/* The units whose code may hold a run-time address, nearest first (hr_unit_next): those
+ * starting at or below it, HR_CU_LOOK_BACK of them at most, that end above it. */
+struct hr_unit_walk {
+    struct hr_sym_module *m;
+    uint64_t a; /* the address in the module's DWARF terms */
+    size_t lo, i;
+};
+
+static int hr_unit_walk(struct hr_unit_walk *w, struct hr_sym_module *m, uint64_t addr)
+{
+    w->m = m;
+    if (!hr_cu_start(m, addr, &w->a, &w->lo))
+        return 0;
+    w->i = w->lo;
+    return 1;
+}
+
+/* The next such unit's table (built on first use), NULL after the last. */
+static struct hr_cu_inl *hr_unit_next(struct hr_unit_walk *w)
+{
+    while (w->i > 0 && w->lo - w->i < HR_CU_LOOK_BACK) {
+        size_t k = --w->i;
+        struct hr_cu_inl *x = w->a < w->m->cus[k].hi ? hr_inl_build(w->m, k) : NULL;
+        if (x)
+            return x;
+    }
+    return NULL;
+}
+
 /* The innermost inlined subroutine whose code holds addr (a run-time address), with its
  * unit's table in *unit; NULL when addr is in no inlined code. */
 static const struct hr_inl_node *hr_inl_at(struct hr_sym_module *m, uint64_t addr, struct hr_cu_inl **unit)
 {
-    uint64_t a;
-    size_t lo;
-    if (!hr_cu_start(m, addr, &a, &lo))
+    struct hr_unit_walk w;
+    struct hr_cu_inl *x;
+    if (!hr_unit_walk(&w, m, addr))
         return NULL;
-    for (size_t i = lo; i > 0 && lo - i < HR_CU_LOOK_BACK; i--) {
-        if (a >= m->cus[i - 1].hi)
-            continue;
-        struct hr_cu_inl *x = hr_inl_build(m, i - 1);
-        if (!x || !x->nranges)
-            continue;
+    while ((x = hr_unit_next(&w))) {
         const struct hr_inl_node *best = NULL;
-        size_t j = hr_first_above(x->ranges, x->nranges, sizeof *x->ranges, a);
-        for (; j > 0 && x->max_hi[j - 1] > a; j--) {
+        size_t j = hr_first_above(x->ranges, x->nranges, sizeof *x->ranges, w.a);
+        for (; j > 0 && x->max_hi[j - 1] > w.a; j--) {
             const struct hr_inl_range *r = &x->ranges[j - 1];
-            if (a < r->hi && (!best || x->nodes[r->node].depth > best->depth))
+            if (w.a < r->hi && (!best || x->nodes[r->node].depth > best->depth))
                 best = &x->nodes[r->node];
         }
         if (best) {
@@ -464,40 +488,33 @@ static const struct hr_inl_node *hr_inl_at(struct hr_sym_module *m, uint64_t add
     return NULL;
 }
 
-/* The line where the function whose own code holds addr is declared (its subprogram's
- * DW_AT_decl_line), 0 when unknown. A nested function's range lies inside its parent's: the
- * range starting last at or below addr that holds it is the innermost. */
-static int hr_sub_line(struct hr_sym_module *m, uint64_t addr)
-{
-    uint64_t a;
-    size_t lo;
-    if (!hr_cu_start(m, addr, &a, &lo))
-        return 0;
-    for (size_t i = lo; i > 0 && lo - i < HR_CU_LOOK_BACK; i--) {
-        if (a >= m->cus[i - 1].hi)
-            continue;
-        struct hr_cu_inl *x = hr_inl_build(m, i - 1);
-        if (!x || !x->nsubs)
-            continue;
-        size_t j = hr_first_above(x->subs, x->nsubs, sizeof *x->subs, a);
-        for (size_t k = 0; j > 0 && k < 8; j--, k++) {
-            const struct hr_inl_range *r = &x->subs[j - 1];
-            Dwarf_Die die;
-            int line;
-            if (a < r->hi)
-                return dwarf_offdie(x->dw, x->sub_dies[r->node], &die) && dwarf_decl_line(&die, &line) == 0
-                           ? line
-                           : 0;
-        }
-    }
-    return 0;
-}
-
-/* The line where the function of an inlined subroutine's DIE is declared, 0 when unknown. */
+/* The line where the function of a subprogram's or inlined subroutine's DIE is declared
+ * (through its abstract origin), 0 when unknown. */
 static int hr_die_line(Dwarf_Die *die)
 {
     int line;
     return dwarf_decl_line(die, &line) == 0 ? line : 0;
+}
+
+/* The line where the function whose own code holds addr is declared, 0 when unknown. A nested
+ * function's range lies inside its parent's: the range starting last at or below addr that
+ * holds it (a few back at most) is the innermost. */
+static int hr_sub_line(struct hr_sym_module *m, uint64_t addr)
+{
+    struct hr_unit_walk w;
+    struct hr_cu_inl *x;
+    if (!hr_unit_walk(&w, m, addr))
+        return 0;
+    while ((x = hr_unit_next(&w))) {
+        size_t j = hr_first_above(x->subs, x->nsubs, sizeof *x->subs, w.a);
+        for (size_t k = 0; j > 0 && k < 8; j--, k++) {
+            const struct hr_inl_range *r = &x->subs[j - 1];
+            Dwarf_Die die;
+            if (w.a < r->hi)
+                return dwarf_offdie(x->dw, x->sub_dies[r->node], &die) ? hr_die_line(&die) : 0;
+        }
+    }
+    return 0;
 }
 
 #define HR_MAX_INLINED 64 /* deepest chain of inlined functions shown at one address */
