@@ -50,6 +50,8 @@ void hp_mi_init(void);
 /* Find glibc's signal functions now, from the constructor: a signal handler that calls them
  * later never runs dlsym, which is not async-signal-safe (signals.c). */
 void hp_signals_resolve(void);
+/* Start the dump_interval_ms thread, if asked for (process.c). */
+void hp_start_interval_thread(void);
 /* Say once that a Go program leaves no exit profile and what is profiled of it (process.c). */
 void hp_note_go_program(void);
 

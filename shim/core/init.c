@@ -104,8 +104,7 @@ static void fork_child(void)
         hp_profile_fork_child();
     }
     hp_tls.depth--;
-    if (hp_profiling)
-        hp_dump_fork_child_threads();
+    hp_start_interval_thread(); /* (after every fork_child handler: it makes the child two threads) */
 }
 
 static void do_init(void)
@@ -307,6 +306,7 @@ __attribute__((constructor(101))) static void hp_constructor(int argc, char **ar
     hp_tls.depth++;
     hp_stack_late_init(libc_initialised);
     hp_dump_late_init();
+    hp_start_interval_thread();
     hp_note_go_program();
     at_quick_exit(on_quick_exit);
     hp_leave();

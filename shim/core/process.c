@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <signal.h>
 #include <stddef.h>
 #include <sys/auxv.h>
 #include <sys/syscall.h>
@@ -25,14 +26,42 @@
  * (hp_fd_table_grow). */
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
-int hp_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+static void *real_create;
+
+static void threads_coming(void)
 {
-    static void *real;
-    create_fn next = (create_fn)hp_next_sym(&real, "pthread_create");
     hp_note_threads();
     __atomic_store_n(&hp_shadow_hist_shared, 1, __ATOMIC_SEQ_CST);
     hp_fd_table_grow();
+}
+
+int hp_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+    create_fn next = (create_fn)hp_next_sym(&real_create, "pthread_create");
+    threads_coming();
     return next(th, attr, fn, arg);
+}
+
+/* The shim's own dump_interval_ms thread, at init and in a fork child once the profiler has
+ * gone back to one thread: made as a program's thread is, through the next pthread_create
+ * past the shim's (a library interposing pthread_create before the shim sees only the
+ * program's threads: case own-calls-unseen), with every signal blocked (the program's signals
+ * are not its to take). */
+void hp_start_interval_thread(void)
+{
+    if (!hp_opt.dump_interval_ms || !hp_profiling)
+        return;
+    create_fn next = (create_fn)hp_next_sym(&real_create, "pthread_create");
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    threads_coming();
+    pthread_t th;
+    if (next && next(&th, NULL, hp_dump_interval_main, NULL) == 0)
+        pthread_detach(th);
+    else
+        hp_error("cannot start the dump_interval_ms thread");
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* _exit and _Exit end the process without running destructors, so the exit profile is written

@@ -11,8 +11,8 @@
 #include "format/format.h"
 
 /* ---- dumps (dump.c) and what triggers them (triggers.c) ---- */
-void hp_dump_init(void);      /* output path, signal handler, interval thread */
-void hp_dump_late_init(void);
+void hp_dump_init(void);      /* output path */
+void hp_dump_late_init(void); /* the dump signal's handler, the signals that end a process */
 int hp_dump(int reason);      /* an HPF_DUMP_* reason; 0 on success */
 /* hp_dump, or, when this thread is inside the shim (a signal handler interrupted it), left for
  * the interrupted call to write on its way out (returns 0 then). */
@@ -36,7 +36,9 @@ void hp_dump_fork_prepare_spool(void); /* the spool lock: after them */
 void hp_dump_fork_parent(void);
 void hp_dump_fork_child_locks(void); /* in every child, profiling or not */
 void hp_dump_fork_child(void);
-void hp_dump_fork_child_threads(void); /* after every fork_child handler: restart ours */
+/* The dump_interval_ms thread's body (core/ starts the thread, at init and in a fork child:
+ * hp_start_interval_thread). */
+void *hp_dump_interval_main(void *arg);
 
 /* ---- the spool of evicted HIBs (spool.c) ---- */
 void hp_spool_hib(const struct hpf_hib *hib); /* write one evicted HIB record */

@@ -3,12 +3,9 @@
  * the dump's part of init and of fork. */
 #include "dump/dump_internal.h"
 #include "dump/dump.h"
-#include "backend/backend.h"
-#include "shadow/shadow.h"
 #include "unwind/unwind.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -165,7 +162,7 @@ static int interval_go_on(void)
     return !__atomic_load_n(&hp_sandboxed, __ATOMIC_SEQ_CST);
 }
 
-static void *interval_thread(void *arg)
+void *hp_dump_interval_main(void *arg)
 {
     (void)arg;
     struct timespec ts = {(time_t)(hp_opt.dump_interval_ms / 1000),
@@ -188,30 +185,6 @@ static void *interval_thread(void *arg)
         hp_dump(HPF_DUMP_INTERVAL);
     }
     return NULL;
-}
-
-static void start_interval_thread(void)
-{
-    if (!hp_opt.dump_interval_ms || !hp_profiling)
-        return;
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old); /* the program's signals are not ours to take */
-    pthread_t th;
-    /* What the shim's pthread_create does for a program's thread, then the next definition
-     * past the shim's (a library interposing pthread_create need not see the shim's thread). */
-    static void *real_create;
-    int (*create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) =
-        (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))hp_next_sym(
-            &real_create, "pthread_create");
-    hp_note_threads();
-    __atomic_store_n(&hp_shadow_hist_shared, 1, __ATOMIC_SEQ_CST); /* dumps add to histograms */
-    hp_fd_table_grow();
-    if (create && create(&th, NULL, interval_thread, NULL) == 0)
-        pthread_detach(th);
-    else
-        hp_error("cannot start the dump_interval_ms thread");
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void hp_dump_init(void)
@@ -247,7 +220,6 @@ void hp_dump_late_init(void)
     }
     if (hp_opt.dump_on_kill && hp_ds.out_template[0])
         hp_signals_init();
-    start_interval_thread();
 }
 
 /* Fork: the dump lock and the spool lock are held across fork() so the child never sees a
@@ -287,9 +259,3 @@ void hp_dump_fork_child(void)
         hp_expand_path();
 }
 
-/* The child's dump_interval_ms thread, once the profiler has reset its locks and gone back to
- * one thread: starting it is what tells the profiler that the child has two. */
-void hp_dump_fork_child_threads(void)
-{
-    start_interval_thread();
-}
