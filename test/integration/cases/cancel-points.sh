@@ -6,4 +6,4 @@
 # waits and file work use raw system calls (hp_sleep_ns, hp_sys_open, syscall(SYS_write, ...)).
 calls_test cancel-points \
     '(call|jmp).*<(nanosleep|clock_nanosleep|usleep|sleep|read|write|pread|pread64|pwrite|pwrite64|open|open64|openat|openat64|close|fcntl|fcntl64|fsync|fdatasync|msync|wait|waitpid|waitid|wait4|poll|ppoll|select|pselect|pause|sigsuspend|sigwait|sigwaitinfo|sigtimedwait|accept|accept4|connect|recv|recvfrom|recvmsg|send|sendto|sendmsg|readv|writev|preadv|pwritev|lockf|system|tcdrain|creat|epoll_wait|epoll_pwait|sem_wait|sem_timedwait|pthread_join|pthread_cond_wait|pthread_cond_timedwait|pthread_testcancel|fopen|fclose|fwrite|fread|fflush|fprintf|printf|puts)(@plt)?>' \
-    interval_thread
+    hp_dump_interval_main
