@@ -52,7 +52,12 @@ void hp_mi_init(void);
 void hp_signals_resolve(void);
 /* Start the dump_interval_ms thread, if asked for (process.c). */
 void hp_start_interval_thread(void);
-/* Say once that a Go program leaves no exit profile and what is profiled of it (process.c). */
-void hp_note_go_program(void);
+/* Say once, at start, what of the heap the shim cannot see: a Go program's (and that it leaves
+ * no exit profile), pymalloc's objects, PHP's Zend allocations (unseen.c). */
+void hp_note_unseen_heaps(void);
+/* Does PYTHONMALLOC's value (NULL: unset) send objects to malloc? USE_ZEND_ALLOC's turn PHP's
+ * allocator off? */
+int hp_pymalloc_off(const char *pythonmalloc);
+int hp_zend_alloc_off(const char *use_zend_alloc);
 
 #endif

@@ -1,6 +1,5 @@
 /* Process events the profiler must hear of: a second thread, an exit that skips destructors,
- * libraries loaded (without RTLD_DEEPBIND) and unloaded, and the program's own dump request;
- * and a word for Go programs, which end without any exit the shim sees. */
+ * libraries loaded (without RTLD_DEEPBIND) and unloaded, and the program's own dump request. */
 #include "core/core.h"
 #include "core/core_internal.h"
 #include "profile/profile.h"
@@ -14,7 +13,6 @@
 #include <link.h>
 #include <signal.h>
 #include <stddef.h>
-#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -144,44 +142,4 @@ int hp_pipe2(int fds[2], int flags, uintptr_t caller)
     if (r == 0)
         hp_unwind_pipe_made(caller, fds);
     return r;
-}
-
-/* Does the program carry Go's build-id note (owner "Go", type 4) in a PT_NOTE segment? Go's
- * runtime keeps its own heap (only C code's malloc, through cgo, comes here) and ends the
- * process with a raw exit_group, which runs no exit handler: without a word, such a program
- * would leave no profile and no sign why. */
-static int is_go_program(void)
-{
-    const ElfW(Phdr) *ph = (const ElfW(Phdr) *)getauxval(AT_PHDR);
-    size_t n = getauxval(AT_PHNUM);
-    uintptr_t bias = 0;
-    for (size_t i = 0; ph && i < n; i++)
-        if (ph[i].p_type == PT_PHDR)
-            bias = (uintptr_t)ph - ph[i].p_vaddr;
-    for (size_t i = 0; ph && i < n; i++) {
-        if (ph[i].p_type != PT_NOTE)
-            continue;
-        const uint8_t *p = (const uint8_t *)(bias + ph[i].p_vaddr), *end = p + ph[i].p_filesz;
-        while (end - p >= 12) {
-            const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
-            size_t name = (nh->n_namesz + 3) & ~(size_t)3, desc = (nh->n_descsz + 3) & ~(size_t)3;
-            if ((size_t)(end - p) - 12 < name || (size_t)(end - p) - 12 - name < desc)
-                break;
-            /* (Go's linker counts the name's padding: 4, "Go\0\0") */
-            if ((nh->n_namesz == 3 || nh->n_namesz == 4) && nh->n_type == 4 &&
-                hp_memcmp(p + 12, "Go", 3) == 0)
-                return 1;
-            p += 12 + name + desc;
-        }
-    }
-    return 0;
-}
-
-void hp_note_go_program(void)
-{
-    if (is_go_program())
-        hp_warn("this is a Go program: Go keeps its own heap, so only C code's malloc (cgo) is "
-                "profiled, and it ends the process without exit handlers, so no profile is "
-                "written at its exit; ask for profiles while it runs (dump_interval_ms, "
-                "dump_signal)");
 }

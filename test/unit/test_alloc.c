@@ -228,6 +228,32 @@ static void assert_header(void *user, uint64_t size, void *raw, int aligned)
 
 /* ---------- plain allocations ---------- */
 
+/* The switches to plain malloc are read as the interpreters read them (core/unseen.c). */
+START_TEST(test_interpreter_switches)
+{
+    ck_assert(!hp_pymalloc_off(NULL));
+    ck_assert(!hp_pymalloc_off(""));
+    ck_assert(!hp_pymalloc_off("pymalloc"));
+    ck_assert(!hp_pymalloc_off("debug"));
+    ck_assert(!hp_pymalloc_off("pymalloc_debug"));
+    ck_assert(!hp_pymalloc_off("mallocx"));
+    ck_assert(hp_pymalloc_off("malloc"));
+    ck_assert(hp_pymalloc_off("malloc_debug"));
+    /* PHP turns its allocator off when the value reads as the number 0 (atol) */
+    ck_assert(!hp_zend_alloc_off(NULL));
+    ck_assert(!hp_zend_alloc_off("1"));
+    ck_assert(!hp_zend_alloc_off(" 2"));
+    ck_assert(!hp_zend_alloc_off("-5"));
+    ck_assert(!hp_zend_alloc_off("007"));
+    ck_assert(hp_zend_alloc_off("0"));
+    ck_assert(hp_zend_alloc_off("000"));
+    ck_assert(hp_zend_alloc_off(""));
+    ck_assert(hp_zend_alloc_off("no"));
+    ck_assert(hp_zend_alloc_off(" +0"));
+    ck_assert(hp_zend_alloc_off("0x1"));
+}
+END_TEST
+
 START_TEST(test_plain_alloc_32_aligned_source)
 {
     next_shift = 0;
@@ -1221,6 +1247,7 @@ int main(void)
     tcase_add_test(tc, test_passthrough);
     tcase_add_test(tc, test_free_after_realloc_moved_is_double_free);
     tcase_add_test(tc, test_realloc_of_freed_block_passes_raw);
+    tcase_add_test(tc, test_interpreter_switches);
     suite_add_tcase(s, tc);
     return hp_unit_run(s);
 }

@@ -1,5 +1,6 @@
 # requires: /usr/bin/python3
-# CPython with its own small-object allocator on top of malloc: dicts, lists, strings, json, re.
+# CPython as it runs by default: pymalloc keeps small objects in arenas it maps itself, so what the
+# shim sees is what goes to malloc (larger objects, buffers): dicts, lists, strings, json, re.
 /usr/bin/python3 - <<'PY'
 import json, re, collections
 words = ["w%d" % (i * 7919 % 5003) for i in range(60000)]
