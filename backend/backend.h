@@ -97,6 +97,10 @@ void *hp_next_sym(void **slot, const char *name);
  * in the C++ runtime's own object (the one that defines std::get_new_handler), NULL if none. */
 void *hp_global_sym(const char *name);
 void *hp_cxx_runtime_sym(const char *sym);
+/* The function `name` as the first loaded object (in load order, the program first) that
+ * defines it in its dynamic symbol table has it, NULL when none does: read from the tables,
+ * without dlsym, whose failure makes an error message with malloc. */
+void *hp_defined_function(const char *name);
 
 /* The loader's name for the object holding fn ("the program itself" for the executable), for
  * messages; out is left alone if fn is in none. */

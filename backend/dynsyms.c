@@ -191,7 +191,26 @@ static void *definition_of(const char *name)
 
 void *hp_bound_symbol(const char *name) { return definition_of(name); }
 
+static int find_any(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct def_search *d = arg;
+    struct hp_dynsyms ds;
+    if (hp_dynsyms_of(info, &ds) == 0)
+        d->fn = hp_dynsym_find(&ds, d->name);
+    return d->fn != NULL;
+}
+
+void *hp_defined_function(const char *name)
+{
+    struct def_search d = {name, NULL};
+    dl_iterate_phdr(find_any, &d);
+    return d.fn;
+}
+
 #else
+
+void *hp_defined_function(const char *name) { return dlsym(RTLD_DEFAULT, name); }
 
 void *hp_patch_resolve(void *addr) { return addr; }
 

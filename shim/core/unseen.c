@@ -84,13 +84,14 @@ void hp_note_unseen_heaps(void)
                 "profiled, and it ends the process without exit handlers, so no profile is "
                 "written at its exit; ask for profiles while it runs (dump_interval_ms, "
                 "dump_signal)");
-    /* Symbols of the executable and the libraries it was linked with: an interpreter loaded
-     * later with dlopen is not looked for. */
-    if (hp_global_sym("PyObject_Malloc") && !hp_pymalloc_off(env_value("PYTHONMALLOC")))
+    /* Symbols of the executable and the libraries it was linked with (an interpreter loaded
+     * later with dlopen is not looked for), read without dlsym: a failed dlsym allocates its
+     * error message, which would show in the profile as allocations without a context. */
+    if (hp_defined_function("PyObject_Malloc") && !hp_pymalloc_off(env_value("PYTHONMALLOC")))
         hp_warn("this program runs Python, whose small objects come from pymalloc's own "
                 "arenas, which it maps itself: they are not in the profile; set "
                 "PYTHONMALLOC=malloc (heapprof-run --no-pools) to profile each object");
-    if (hp_global_sym("zend_mm_startup") && !hp_zend_alloc_off(env_value("USE_ZEND_ALLOC")))
+    if (hp_defined_function("zend_mm_startup") && !hp_zend_alloc_off(env_value("USE_ZEND_ALLOC")))
         hp_warn("this program runs PHP, whose allocator maps its own memory and carves every "
                 "allocation out of it: they are not in the profile; set USE_ZEND_ALLOC=0 "
                 "(heapprof-run --no-pools) to profile each allocation");
