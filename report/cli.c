@@ -11,6 +11,7 @@
 #include "hr_metric.h"
 #include "hr_output.h"
 #include "hr_profile.h"
+#include "hr_symbolize.h"
 
 enum hr_format {
     HR_FORMAT_TEXT, HR_FORMAT_JSON, HR_FORMAT_MEMPROF, HR_FORMAT_PPROF, HR_FORMAT_DHAT,
@@ -371,5 +372,6 @@ int hr_cli_run(int argc, char **argv, FILE *out, FILE *err)
     free(profiles);
     if (paths != argv + optind)
         free(paths);
+    hr_symbolizer_release();
     return status;
 }

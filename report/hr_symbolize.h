@@ -38,7 +38,14 @@ struct hr_symbolizer *hr_symbolizer_new(const struct hr_profile *p, FILE *warn);
 /* Symbolises one pc; results are cached, so asking again is cheap. */
 void hr_symbolize(struct hr_symbolizer *s, uint64_t pc, struct hr_frame *out);
 
+/* Frees s and its cached frames. The files it read stay for the next symbolizer (of another
+ * profile), until hr_symbolizer_release. */
 void hr_symbolizer_free(struct hr_symbolizer *s);
+
+/* The files the symbolizers so far have read (each once, however many profiles map it), and
+ * their release, once no symbolizer is left. */
+size_t hr_symbolizer_files(void);
+void hr_symbolizer_release(void);
 
 /* The demangled form of a Rust or C++ symbol as a malloc'ed string, or NULL when name is not
  * mangled, not understood, or (C++) no demangler (libstdc++'s __cxa_demangle) can be loaded. */

@@ -1,6 +1,6 @@
 /* Symbolisation of profile addresses: finds the MODULE that mapped a pc, asks libdwfl for the
  * function and source line at pc - 1 and DWARF for the functions inlined there, and caches the
- * answer per pc. */
+ * answer per pc. Each file is read once for all the profiles of a run (struct hr_sym_file). */
 #include <dwarf.h>
 #include <errno.h>
 #include <elfutils/libdwfl.h>
@@ -51,28 +51,46 @@ struct hr_cu_inl {
 
 /* One symbol of a module's symbol table, for hr_sym_name. */
 struct hr_sym {
-    uint64_t start, end; /* run-time addresses; end == start: a symbol without a size */
+    uint64_t start, end; /* file addresses; end == start: a symbol without a size */
     const char *name;    /* owned by libdwfl */
     uint32_t index;      /* in the symbol table: the first one wins a tie */
     uint8_t rank;        /* binding: global 2, weak 1, local 0; the higher wins a tie */
 };
 
-/* Per-module state. The Dwfl_Module is NULL when the module has no file we can read. */
-struct hr_sym_module {
-    const struct hr_module *rec;
-    char *path; /* NUL-terminated copy of rec->path */
+/* One file's symbols and debug information, read at most once in a run of the tool and shared
+ * by the symbolizers of every profile that maps it: a run of a build leaves hundreds of
+ * profiles, nearly all with libc, whose compressed debug sections (libc6-dbg) take a tenth of a
+ * second to inflate. The file is reported to a Dwfl of its own at bias 0, so every address here
+ * is the file's own (its ELF virtual address); a MODULE record's load bias is taken off first.
+ * The Dwfl_Module is NULL when the file cannot be read (why says why). */
+struct hr_sym_file {
+    char *path;
+    char *why;
+    Dwfl *dwfl;
     Dwfl_Module *dwmod;
-    int checked_build_id;
     int cus_built; /* cus (below) has been built: NULL/0 when there is nothing to search */
     struct hr_cu_range *cus;
     size_t ncus;
     struct hr_cu_inl **cu_inl; /* per entry of cus: its unit's inlined subroutines, once read */
     Dwarf *dw;
-    Dwarf_Addr dwbias; /* run-time address = DWARF address + dwbias */
+    Dwarf_Addr dwbias; /* file address = DWARF address + dwbias */
     int syms_built;
     struct hr_sym *syms; /* start first (then index) */
     uint64_t *max_end;   /* max_end[i]: the largest end of syms[0..i] */
     size_t nsyms;
+    struct hr_sym_file *next;
+};
+
+/* Every file read so far (hr_sym_file_get), until hr_symbolizer_release. */
+static struct hr_sym_file *hr_files;
+static size_t hr_nfiles;
+
+/* One MODULE record of a profile: its file (NULL for "[vdso]" and other pseudo names). */
+struct hr_sym_module {
+    const struct hr_module *rec;
+    char *path; /* NUL-terminated copy of rec->path */
+    struct hr_sym_file *file;
+    int checked_build_id;
 };
 
 /* One executable range, for the pc -> module search (start first: hr_first_above). */
@@ -90,7 +108,6 @@ struct hr_cache_entry {
 struct hr_symbolizer {
     const struct hr_profile *profile;
     FILE *warn;
-    Dwfl *dwfl;
     struct hr_sym_module *mods;
     size_t nmods;
     struct hr_range *ranges;
@@ -111,29 +128,42 @@ static int hr_is_file_path(const char *path)
     return path[0] == '/';
 }
 
-/* Hands m's file to libdwfl; NULL when it cannot be read. Only a regular file is opened: a
- * damaged profile may name a FIFO or a device, whose open or read would never end. Each file
- * that cannot be read is one warning line (deleted, moved, another machine's): its frames keep
- * their addresses and the module's name, which is no error. */
-static Dwfl_Module *hr_report_module(struct hr_symbolizer *s, struct hr_sym_module *m)
+/* path's file, read now if no profile needed it before; NULL only when out of memory. Only a
+ * regular file is opened: a damaged profile may name a FIFO or a device, whose open or read
+ * would never end. */
+static struct hr_sym_file *hr_sym_file_get(const char *path)
 {
+    for (struct hr_sym_file *f = hr_files; f; f = f->next)
+        if (strcmp(f->path, path) == 0)
+            return f;
+    struct hr_sym_file *f = calloc(1, sizeof *f);
+    if (!f || !(f->path = strdup(path))) {
+        free(f);
+        return NULL;
+    }
     struct stat st;
     const char *why = NULL;
-    if (stat(m->path, &st) != 0)
+    if (stat(path, &st) != 0)
         why = strerror(errno);
     else if (!S_ISREG(st.st_mode))
         why = "not a regular file";
-    /* add_p_vaddr = true: libdwfl then takes base as the bias (run-time address minus ELF
-     * vaddr), which is exactly what the profile's load_bias is. */
-    Dwfl_Module *mod = why ? NULL
-                           : dwfl_report_elf(s->dwfl, m->path, m->path, -1, m->rec->load_bias, true);
-    if (!mod && !why)
+    else if (!(f->dwfl = dwfl_begin(&hr_dwfl_callbacks)))
         why = dwfl_errmsg(-1);
-    if (why && s->warn)
-        fprintf(s->warn,
-                "heapprof-report: warning: %s: %s: cannot read it (%s); its frames keep their "
-                "addresses\n", s->profile->path, m->path, why);
-    return mod;
+    if (!why) {
+        /* add_p_vaddr = true: libdwfl takes base (0) as the bias, so the module's addresses
+         * are the file's own. */
+        dwfl_report_begin(f->dwfl);
+        f->dwmod = dwfl_report_elf(f->dwfl, path, path, -1, 0, true);
+        if (!f->dwmod)
+            why = dwfl_errmsg(-1);
+        dwfl_report_end(f->dwfl, NULL, NULL);
+    }
+    if (why && !(f->why = strdup(why)))
+        f->why = (char *)"";
+    f->next = hr_files;
+    hr_files = f;
+    hr_nfiles++;
+    return f;
 }
 
 struct hr_symbolizer *hr_symbolizer_new(const struct hr_profile *p, FILE *warn)
@@ -153,38 +183,31 @@ struct hr_symbolizer *hr_symbolizer_new(const struct hr_profile *p, FILE *warn)
         goto oom;
     for (size_t i = 0; i < p->nmodules; i++) {
         const struct hr_module *m = &p->modules[i];
-        s->mods[i].rec = m;
-        s->mods[i].path = strndup(m->path.ptr ? m->path.ptr : "", m->path.len);
-        if (!s->mods[i].path)
+        struct hr_sym_module *sm = &s->mods[i];
+        sm->rec = m;
+        sm->path = strndup(m->path.ptr ? m->path.ptr : "", m->path.len);
+        if (!sm->path)
             goto oom;
         for (uint32_t j = 0; j < m->nsegs; j++)
             s->ranges[s->nranges++] = (struct hr_range){m->segs[j].start, m->segs[j].end, i};
+        /* Only real files; a path with an embedded NUL is not the file it claims to be. The
+         * same file in several records (a program that remapped part of its own text, as node
+         * does; a library loaded twice) is one hr_sym_file. */
+        if (!hr_is_file_path(sm->path) || strlen(sm->path) != m->path.len)
+            continue;
+        size_t j = 0;
+        while (j < i && strcmp(s->mods[j].path, sm->path) != 0)
+            j++;
+        sm->file = j < i ? s->mods[j].file : hr_sym_file_get(sm->path);
+        /* Each file that cannot be read is one warning line per profile (deleted, moved,
+         * another machine's): its frames keep their addresses and the module's name, which is
+         * no error. */
+        if (j == i && sm->file && sm->file->why && warn)
+            fprintf(warn,
+                    "heapprof-report: warning: %s: %s: cannot read it (%s); its frames keep "
+                    "their addresses\n", p->path, sm->path, sm->file->why);
     }
     qsort(s->ranges, s->nranges, sizeof *s->ranges, hr_start_cmp);
-
-    s->dwfl = dwfl_begin(&hr_dwfl_callbacks);
-    if (s->dwfl) {
-        dwfl_report_begin(s->dwfl);
-        for (size_t i = 0; i < s->nmods; i++) {
-            struct hr_sym_module *m = &s->mods[i];
-            /* A path with an embedded NUL is not the file it claims to be. */
-            if (!hr_is_file_path(m->path) || strlen(m->path) != m->rec->path.len)
-                continue;
-            /* The same file at the same bias in another record (a program that remapped part
-             * of its own text, as node does): one libdwfl module serves both. libdwfl must not
-             * be given one file twice over overlapping addresses (it then crashed in libelf). */
-            size_t j = 0;
-            while (j < i && !(s->mods[j].dwmod && s->mods[j].rec->load_bias == m->rec->load_bias &&
-                              strcmp(s->mods[j].path, m->path) == 0))
-                j++;
-            if (j < i) {
-                m->dwmod = s->mods[j].dwmod;
-                continue;
-            }
-            m->dwmod = hr_report_module(s, m);
-        }
-        dwfl_report_end(s->dwfl, NULL, NULL);
-    }
 
     s->cache_cap = 1024;
     s->cache = calloc(s->cache_cap, sizeof *s->cache);
@@ -195,6 +218,8 @@ oom:
     hr_symbolizer_free(s);
     return NULL;
 }
+
+size_t hr_symbolizer_files(void) { return hr_nfiles; }
 
 /* The module whose segment holds addr, or -1. Segments of a sane profile do not overlap; if a
  * malformed one has overlaps, some lookup may miss, which only costs a symbol. */
@@ -213,7 +238,7 @@ static void hr_check_build_id(struct hr_symbolizer *s, struct hr_sym_module *m)
     m->checked_build_id = 1;
     const unsigned char *bits;
     GElf_Addr vaddr;
-    int len = dwfl_module_build_id(m->dwmod, &bits, &vaddr);
+    int len = dwfl_module_build_id(m->file->dwmod, &bits, &vaddr);
     if (len <= 0 || m->rec->build_id_len == 0)
         return; /* nothing to compare */
     if ((uint32_t)len == m->rec->build_id_len && memcmp(bits, m->rec->build_id, (size_t)len) == 0)
@@ -241,7 +266,7 @@ static int hr_cu_cmp(const void *a, const void *b)
 }
 
 /* The ranges of every compilation unit of m, sorted by start. */
-static void hr_build_cus(struct hr_sym_module *m)
+static void hr_build_cus(struct hr_sym_file *m)
 {
     m->cus_built = 1;
     m->dw = dwfl_module_getdwarf(m->dwmod, &m->dwbias);
@@ -270,12 +295,12 @@ done:
     qsort(m->cus, m->ncus, sizeof *m->cus, hr_cu_cmp);
 }
 
-/* Where to search m's units by their own ranges for addr (a run-time address): *a is the
+/* Where to search m's units by their own ranges for addr (a file address: hr_sym_file): *a is the
  * DWARF address, and the units to try are m->cus[i - 1] for i from *start down, nearest
  * first, those whose range ends above *a. Ranges of different units do not overlap in sane
  * DWARF; a few are looked back in case. 0 when there is nothing to search. */
 #define HR_CU_LOOK_BACK 8
-static int hr_cu_start(struct hr_sym_module *m, uint64_t addr, uint64_t *a, size_t *start)
+static int hr_cu_start(struct hr_sym_file *m, uint64_t addr, uint64_t *a, size_t *start)
 {
     if (!m->cus_built)
         hr_build_cus(m);
@@ -286,10 +311,10 @@ static int hr_cu_start(struct hr_sym_module *m, uint64_t addr, uint64_t *a, size
     return 1;
 }
 
-/* The source line of addr (a run-time address) when libdwfl finds none: libdwfl's lookup goes
+/* The source line of addr (a file address) when libdwfl finds none: libdwfl's lookup goes
  * through .debug_aranges, which clang does not emit by default, and elfutils before 0.189
  * does not fall back to the units' own ranges. So search those ranges here. */
-static Dwarf_Line *hr_cu_line(struct hr_sym_module *m, uint64_t addr)
+static Dwarf_Line *hr_cu_line(struct hr_sym_file *m, uint64_t addr)
 {
     uint64_t a;
     size_t lo;
@@ -375,7 +400,7 @@ static int hr_inl_walk(struct hr_cu_inl *x, Dwarf_Die *die, int32_t parent, uint
 }
 
 /* The inlined subroutines of the unit of m->cus[i], read at the first address in it. */
-static struct hr_cu_inl *hr_inl_build(struct hr_sym_module *m, size_t i)
+static struct hr_cu_inl *hr_inl_build(struct hr_sym_file *m, size_t i)
 {
     if (!m->cu_inl) {
         m->cu_inl = calloc(m->ncus, sizeof *m->cu_inl);
@@ -414,7 +439,7 @@ static struct hr_cu_inl *hr_inl_build(struct hr_sym_module *m, size_t i)
     return x;
 }
 
-static void hr_inl_free(struct hr_sym_module *m)
+static void hr_inl_free(struct hr_sym_file *m)
 {
     if (!m->cu_inl)
         return;
@@ -435,15 +460,15 @@ static void hr_inl_free(struct hr_sym_module *m)
     free(m->cu_inl);
 }
 
-/* The units whose code may hold a run-time address, nearest first (hr_unit_next): those
+/* The units whose code may hold a file address, nearest first (hr_unit_next): those
  * starting at or below it, HR_CU_LOOK_BACK of them at most, that end above it. */
 struct hr_unit_walk {
-    struct hr_sym_module *m;
+    struct hr_sym_file *m;
     uint64_t a; /* the address in the module's DWARF terms */
     size_t lo, i;
 };
 
-static int hr_unit_walk(struct hr_unit_walk *w, struct hr_sym_module *m, uint64_t addr)
+static int hr_unit_walk(struct hr_unit_walk *w, struct hr_sym_file *m, uint64_t addr)
 {
     w->m = m;
     if (!hr_cu_start(m, addr, &w->a, &w->lo))
@@ -464,9 +489,9 @@ static struct hr_cu_inl *hr_unit_next(struct hr_unit_walk *w)
     return NULL;
 }
 
-/* The innermost inlined subroutine whose code holds addr (a run-time address), with its
+/* The innermost inlined subroutine whose code holds addr (a file address), with its
  * unit's table in *unit; NULL when addr is in no inlined code. */
-static const struct hr_inl_node *hr_inl_at(struct hr_sym_module *m, uint64_t addr, struct hr_cu_inl **unit)
+static const struct hr_inl_node *hr_inl_at(struct hr_sym_file *m, uint64_t addr, struct hr_cu_inl **unit)
 {
     struct hr_unit_walk w;
     struct hr_cu_inl *x;
@@ -499,7 +524,7 @@ static int hr_die_line(Dwarf_Die *die)
 /* The line where the function whose own code holds addr is declared, 0 when unknown. A nested
  * function's range lies inside its parent's: the range starting last at or below addr that
  * holds it (a few back at most) is the innermost. */
-static int hr_sub_line(struct hr_sym_module *m, uint64_t addr)
+static int hr_sub_line(struct hr_sym_file *m, uint64_t addr)
 {
     struct hr_unit_walk w;
     struct hr_cu_inl *x;
@@ -557,7 +582,7 @@ static void hr_call_site(Dwarf_Die *inl, struct hr_frame *f)
 
 /* f describes addr in m by its symbol and line table. If the code at addr was inlined, make f
  * the innermost inlined function and chain the ones outside it (struct hr_frame). */
-static void hr_inline_chain(struct hr_sym_module *m, uint64_t addr, struct hr_frame *f)
+static void hr_inline_chain(struct hr_sym_file *m, uint64_t addr, struct hr_frame *f)
 {
     struct hr_cu_inl *x = NULL;
     const struct hr_inl_node *n = hr_inl_at(m, addr, &x);
@@ -603,7 +628,7 @@ static int hr_sym_cmp(const void *a, const void *b)
 /* The module's symbols, sorted, once: libdwfl's own address lookup (dwfl_module_addrname)
  * goes through the whole symbol table at every call: 35 s for the 17,600 distinct pcs of a
  * clang profile (libLLVM has 45,000 symbols). */
-static void hr_build_syms(struct hr_sym_module *m)
+static void hr_build_syms(struct hr_sym_file *m)
 {
     m->syms_built = 1;
     int n = dwfl_module_getsymtab(m->dwmod);
@@ -638,7 +663,7 @@ static void hr_build_syms(struct hr_sym_module *m)
 /* The name of the function at addr: the symbol with a size that holds it and starts closest
  * below it (of several at that address, the global one, then the first); without one, the
  * closest symbol without a size below it, unless a symbol with a size ends between the two. */
-static const char *hr_sym_name(struct hr_sym_module *m, uint64_t addr)
+static const char *hr_sym_name(struct hr_sym_file *m, uint64_t addr)
 {
     if (!m->syms_built)
         hr_build_syms(m);
@@ -683,32 +708,34 @@ static void hr_lookup(struct hr_symbolizer *s, uint64_t pc, struct hr_frame *f)
      * belongs to the right function and line even when the call was the last instruction. */
     uint64_t addr = pc ? pc - 1 : 0;
     long mi = pc ? hr_find_module(s, addr) : -1;
-    if (mi >= 0) {
-        struct hr_sym_module *m = &s->mods[mi];
+    struct hr_sym_module *m = mi >= 0 ? &s->mods[mi] : NULL;
+    struct hr_sym_file *file = m && m->file && m->file->dwmod ? m->file : NULL;
+    /* Where addr is in the file (its own addresses: hr_sym_file). */
+    uint64_t fa = m ? addr - m->rec->load_bias : 0;
+    if (m)
         f->module = m->path;
-        if (m->dwmod) {
-            hr_check_build_id(s, m);
-            const char *name = hr_sym_name(m, addr);
-            if (name) {
-                char *dem = hr_demangle(name);
-                f->function = dem ? dem : hr_dup(name);
+    if (file) {
+        hr_check_build_id(s, m);
+        const char *name = hr_sym_name(file, fa);
+        if (name) {
+            char *dem = hr_demangle(name);
+            f->function = dem ? dem : hr_dup(name);
+        }
+        Dwfl_Line *line = dwfl_module_getsrc(file->dwmod, fa);
+        if (line) {
+            int lineno = 0;
+            const char *src = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+            if (src) {
+                f->file = hr_dup(src);
+                f->line = lineno;
             }
-            Dwfl_Line *line = dwfl_module_getsrc(m->dwmod, addr);
-            if (line) {
-                int lineno = 0;
-                const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
-                if (file) {
-                    f->file = hr_dup(file);
-                    f->line = lineno;
-                }
-            } else {
-                Dwarf_Line *dl = hr_cu_line(m, addr);
-                int lineno = 0;
-                const char *file = dl ? dwarf_linesrc(dl, NULL, NULL) : NULL;
-                if (file && dwarf_lineno(dl, &lineno) == 0) {
-                    f->file = hr_dup(file);
-                    f->line = lineno;
-                }
+        } else {
+            Dwarf_Line *dl = hr_cu_line(file, fa);
+            int lineno = 0;
+            const char *src = dl ? dwarf_linesrc(dl, NULL, NULL) : NULL;
+            if (src && dwarf_lineno(dl, &lineno) == 0) {
+                f->file = hr_dup(src);
+                f->line = lineno;
             }
         }
     }
@@ -716,9 +743,9 @@ static void hr_lookup(struct hr_symbolizer *s, uint64_t pc, struct hr_frame *f)
         f->function = hr_dup("");
     if (!f->file)
         f->file = hr_dup("");
-    if (mi >= 0 && s->mods[mi].dwmod) {
-        f->start_line = hr_sub_line(&s->mods[mi], addr);
-        hr_inline_chain(&s->mods[mi], addr, f);
+    if (file) {
+        f->start_line = hr_sub_line(file, fa);
+        hr_inline_chain(file, fa, f);
     }
 }
 
@@ -793,17 +820,29 @@ void hr_symbolizer_free(struct hr_symbolizer *s)
             if (s->cache[i].used)
                 hr_free_frame(&s->cache[i].frame);
     free(s->cache);
-    if (s->dwfl)
-        dwfl_end(s->dwfl);
     if (s->mods)
-        for (size_t i = 0; i < s->nmods; i++) {
+        for (size_t i = 0; i < s->nmods; i++)
             free(s->mods[i].path);
-            hr_inl_free(&s->mods[i]);
-            free(s->mods[i].cus);
-            free(s->mods[i].syms);
-            free(s->mods[i].max_end);
-        }
     free(s->mods);
     free(s->ranges);
     free(s);
+}
+
+void hr_symbolizer_release(void)
+{
+    while (hr_files) {
+        struct hr_sym_file *f = hr_files;
+        hr_files = f->next;
+        if (f->dwfl)
+            dwfl_end(f->dwfl);
+        hr_inl_free(f);
+        free(f->cus);
+        free(f->syms);
+        free(f->max_end);
+        if (f->why && *f->why)
+            free(f->why);
+        free(f->path);
+        free(f);
+    }
+    hr_nfiles = 0;
 }

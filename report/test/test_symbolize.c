@@ -245,6 +245,69 @@ START_TEST(same_file_twice)
 }
 END_TEST
 
+/* Two profiles of one program, its code loaded at different places (ASLR): the file is read
+ * once for both, each profile's addresses resolve through its own load bias, and a file that
+ * cannot be read is said once per profile. After hr_symbolizer_release it is read again. */
+START_TEST(shared_across_profiles)
+{
+    struct self_module m, m2;
+    self_module(&m);
+    hr_test_caller();
+    uint64_t pcs[2] = {(uint64_t)(uintptr_t)&hr_test_target + 1, captured_ra};
+    const uint64_t delta = 0x10000000000ull;
+    m2 = m;
+    m2.bias += delta;
+    for (uint32_t i = 0; i < m2.nsegs; i++) {
+        m2.segs[i].start += delta;
+        m2.segs[i].end += delta;
+    }
+    uint64_t pcs2[2] = {pcs[0] + delta, pcs[1] + delta};
+    struct hr_profile *p = profile_with(&m, pcs, 2), *p2 = profile_with(&m2, pcs2, 2);
+    FILE *warn = tmpfile();
+    ck_assert_uint_eq(hr_symbolizer_files(), 0);
+    struct hr_symbolizer *s = hr_symbolizer_new(p, warn);
+    struct hr_frame f, g;
+    hr_symbolize(s, pcs[1], &f);
+    ck_assert_str_eq(f.function, "hr_test_caller");
+    int line = f.line;
+    size_t files = hr_symbolizer_files();
+    ck_assert_uint_eq(files, 2); /* the test binary and the missing library */
+    struct hr_symbolizer *s2 = hr_symbolizer_new(p2, warn);
+    hr_symbolize(s2, pcs2[0], &g);
+    ck_assert_str_eq(g.function, "hr_test_target");
+    ck_assert_uint_eq(g.pc, pcs2[0]);
+    hr_symbolize(s2, pcs2[1], &g);
+    ck_assert_str_eq(g.function, "hr_test_caller");
+    ck_assert_int_eq(g.line, line);
+    ck_assert_str_eq(g.file, f.file);
+    ck_assert_uint_eq(hr_symbolizer_files(), files);
+    /* each profile's address of the other's code is no code of its own */
+    hr_symbolize(s2, pcs[1], &g);
+    ck_assert_str_eq(g.function, "");
+    hr_symbolizer_free(s);
+    hr_symbolizer_free(s2);
+    char *w = ht_slurp(warn);
+    const char *gone = "/nonexistent/libgone.so: cannot read it";
+    char *first = strstr(w, gone);
+    ck_assert_msg(first && strstr(first + 1, gone) && !strstr(strstr(first + 1, gone) + 1, gone),
+                  "expected the missing library twice: %s", w);
+    free(w);
+    fclose(warn);
+    hr_symbolizer_release();
+    ck_assert_uint_eq(hr_symbolizer_files(), 0);
+    s = hr_symbolizer_new(p2, NULL);
+    hr_symbolize(s, pcs2[0], &g);
+    ck_assert_str_eq(g.function, "hr_test_target");
+    ck_assert_uint_eq(hr_symbolizer_files(), 2);
+    hr_symbolizer_free(s);
+    hr_symbolizer_release();
+    hr_profile_free(p);
+    hr_profile_free(p2);
+    free(p);
+    free(p2);
+}
+END_TEST
+
 /* A loaded object as a module of its own, found by dl_iterate_phdr by a part of its name
  * (m->path holds that part on the way in). */
 static int named_cb(struct dl_phdr_info *info, size_t size, void *arg)
@@ -610,6 +673,7 @@ int main(void)
     tcase_add_test(tc, build_id_mismatch_warns_once);
     tcase_add_test(tc, missing_file_vdso_and_unmapped);
     tcase_add_test(tc, same_file_twice);
+    tcase_add_test(tc, shared_across_profiles);
     tcase_add_test(tc, text_and_json_frames);
     tcase_add_test(tc, inlined_frames);
     tcase_add_test(tc, demangling);
