@@ -3,7 +3,8 @@
 KIND: snapshot (a numbered dump alone), snapshots (that dump merged with its exit profile),
 processes (the runs of 10 and 30 merged), fork (parent and child merged), diff (30 minus 10);
 for any program: same-stacks (a merge allocates as much per symbolised stack as the single
-profiles ARGS... together), self-diff (a profile minus itself: nothing changed).
+profiles ARGS... together), self-diff (a profile minus itself: nothing changed); programs
+(same-stacks of two builds of merge_diff.c, each site once a program).
 Exit status 0 when every figure is as the program made it, else 1 with one line a problem."""
 import json
 import os
@@ -52,7 +53,7 @@ def per_stack(doc):
 
 def main():
     kind, doc = sys.argv[1], load(sys.argv[2])
-    if kind == "same-stacks":
+    if kind in ("same-stacks", "programs"):
         mine, want = per_stack(doc), {}
         for path in sys.argv[3:]:
             for k, v in per_stack(load(path)).items():
@@ -60,14 +61,18 @@ def main():
         differ = [k for k in set(mine) | set(want) if mine.get(k, 0) != want.get(k, 0)]
         expect(f"{len(differ)} of {len(want)} stacks differ, as "
                f"{[(k[0][1] if k else '', mine.get(k, 0), want.get(k, 0)) for k in differ[:3]]}",
-               not differ and len(want) > 100)
+               not differ and len(want) > (100 if kind == "same-stacks" else 4))
+        if kind == "programs":  # each program's sites apart
+            for name in ("site_each", "site_big"):
+                n = sum(1 for c in doc["contexts"] if c["frames"] and c["frames"][0]["function"] == name)
+                expect(f"{name}: {n} contexts, expected one a program", n == 2)
     elif kind == "self-diff":
         changed = [c["context_id"] for c in doc["contexts"] if any(c["delta"].values())]
         expect(f"contexts changed against themselves: {changed[:5]}", not changed)
         expect("a context not in the base", all(c["in_base"] for c in doc["contexts"]))
         expect(f"diff_base {doc['diff_base']}", doc["diff_base"]["contexts_only_in_base"] == 0)
-    s = sites(doc)
-    if kind in ("same-stacks", "self-diff"):
+    s = sites(doc) if kind != "programs" else {}
+    if kind in ("same-stacks", "self-diff", "programs"):
         pass
     elif kind == "snapshot":
         figures(s, "site_each", alloc_count=5, allocs=5, total_size=500)

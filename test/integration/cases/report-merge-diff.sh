@@ -2,7 +2,8 @@
 # is superseded by its process's exit profile, different runs and a parent and its forked child
 # add up by stack, and --diff shows each site's growth and shrinkage exactly, in JSON and text.
 # python3 and a python3 child it starts (other addresses: ASLR): merged, every symbolised stack
-# allocates what it did in the two profiles; a profile diffed with itself shows no change.
+# allocates what it did in the two profiles; a profile diffed with itself shows no change. Two
+# non-PIE programs at one address, merged: each stack as in its own profile.
 build "$PBIN/gcc/merge_diff" gcc -O0 -g -fno-omit-frame-pointer test/profiling/merge_diff.c
 MD=$PBIN/gcc/merge_diff
 CHECK_MD=$ROOT/test/integration/check_merge_diff.py
@@ -64,6 +65,18 @@ if run forks "" "$MD" fork 7 5; then
     else
         bad merge-fork "expected the parent's and the child's profiles, got $*"
     fi
+fi
+
+# Two programs linked at one address (non-PIE, different build ids): merged, the second moves
+# above the first, and each stack still names its own program's functions (libdwfl would put an
+# executable at its link address whatever bias it was given).
+build "$PBIN/gcc/merge_diff_nopie" gcc -O0 -g -fno-omit-frame-pointer -no-pie test/profiling/merge_diff.c
+build "$PBIN/gcc/merge_diff_nopie2" gcc -O0 -g -fno-omit-frame-pointer -no-pie \
+    -Wl,--build-id=0x6865617070726f66 test/profiling/merge_diff.c
+if run nopie1 dump_signal=12 "$PBIN/gcc/merge_diff_nopie" 10 &&
+    run nopie2 dump_signal=12 "$PBIN/gcc/merge_diff_nopie2" 10; then
+    md_check merge-nopie programs --merge "$(exit_of nopie1)" "$(exit_of nopie2)" -- \
+        "$(exit_of nopie1)" "$(exit_of nopie2)"
 fi
 
 export PYTHONMALLOC=malloc PYTHONHASHSEED=0
