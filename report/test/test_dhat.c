@@ -99,6 +99,31 @@ START_TEST(same_stack_merged)
 }
 END_TEST
 
+/* Figures of a damaged profile that add up past 2^63 (two contexts of one program point):
+ * the sum wraps, without undefined behaviour (the fuzzer's find), and a negative sum shows 0. */
+START_TEST(huge_figures_wrap)
+{
+    struct ht_buf b = {0};
+    struct hpf_process pr = {.pid = 7};
+    ht_file_header(&b);
+    ht_process(&b, &pr, "glibc", "/bin/x", NULL);
+    struct hpf_summary sum = {.total_allocs = 5};
+    ht_record(&b, HPF_REC_SUMMARY, &sum, sizeof sum);
+    uint64_t pcs[] = {0x1000, 0x2000};
+    ht_stack(&b, 1, pcs, 2);
+    ht_stack(&b, 2, pcs, 2);
+    struct hpf_live l1 = {.context_id = 1, .allocs = 2, .bytes = INT64_MAX, .live_count = INT64_MAX};
+    struct hpf_live l2 = {.context_id = 2, .allocs = 3, .bytes = INT64_MAX, .live_count = INT64_MAX};
+    ht_record(&b, HPF_REC_LIVE, &l1, sizeof l1);
+    ht_record(&b, HPF_REC_LIVE, &l2, sizeof l2);
+    ht_end(&b);
+    char *out = to_dhat(&b);
+    ck_assert_msg(strstr(out, "{\"tb\":0,\"tbk\":5,"), "%s", out);
+    free(out);
+    free(b.data);
+}
+END_TEST
+
 /* Access data: reads and writes in bytes (8 per access), and per-byte counts from the
  * histogram, with the block at either offset of its first granule. */
 START_TEST(access_bytes)
@@ -213,6 +238,7 @@ int main(void)
     TCase *tc = ht_tcase("report_dhat", "dhat", 60);
     tcase_add_test(tc, fields_and_figures);
     tcase_add_test(tc, same_stack_merged);
+    tcase_add_test(tc, huge_figures_wrap);
     tcase_add_test(tc, access_bytes);
     tcase_add_test(tc, diff_two_sides);
     tcase_add_test(tc, cli_several_merged);
