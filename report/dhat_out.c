@@ -146,10 +146,8 @@ static void hr_dhat_add(int64_t sum[HR_DHAT_NFIELDS], const struct hr_profile *p
     hr_dhat_fields(c, f);
     if (p->diff_base && c->base)
         hr_dhat_fields(c->base, b);
-    /* Wrapping, as the figures themselves (unsigned in the profile) do: a damaged profile's
-     * counters may add up past 2^63, which must not be undefined. */
     for (int i = 0; i < HR_DHAT_NFIELDS; i++)
-        sum[i] = (int64_t)((uint64_t)sum[i] + (uint64_t)f[i] - (uint64_t)b[i]);
+        sum[i] = hr_add64(sum[i], hr_sub64(f[i], b[i]));
 }
 
 /* DHAT's per-byte access counts, for a context whose blocks all have one size up to 1024
@@ -225,7 +223,7 @@ static int hr_dhat_pp(FILE *out, struct hr_dhat *d, struct hr_context *const *v,
         hr_dhat_add(sum, d->p, v[i]);
     int none = 1;
     for (int i = 0; i < HR_DHAT_NFIELDS; i++) {
-        int64_t x = side == HR_DHAT_SHRANK ? (int64_t)(0 - (uint64_t)sum[i]) : sum[i];
+        int64_t x = side == HR_DHAT_SHRANK ? hr_sub64(0, sum[i]) : sum[i];
         f[i] = x > 0 ? (uint64_t)x : 0;
         none &= f[i] == 0;
     }

@@ -73,10 +73,11 @@ static long hr_folded_sum(const struct hr_profile *p, const struct hr_ftab *t,
         if (!val[node] && !base[node])
             order[n++] = node; /* may come again if all its values are 0: skipped below */
         if (p->diff_base) {
-            val[node] += now;
-            base[node] += now - v; /* the base's figure, as hr_metric_value defines the diff */
+            val[node] = hr_add64(val[node], now);
+            /* the base's figure, as hr_metric_value defines the diff */
+            base[node] = hr_add64(base[node], hr_sub64(now, v));
         } else {
-            val[node] += v;
+            val[node] = hr_add64(val[node], v);
         }
     }
     free(ctx);

@@ -32,6 +32,11 @@ int hr_metric_parse(const char *name, enum hr_metric *m);
  * minus that of its counterpart in the base (c->base; a context absent from the base counts
  * from 0, one absent from the new profile is present with zero figures and c->base set). */
 int64_t hr_metric_value(const struct hr_profile *p, const struct hr_context *c, enum hr_metric m);
+
+/* a + b and a - b as the profile's unsigned counters add up: wrapping past 2^63 (a damaged
+ * profile's figures can), never undefined. */
+static inline int64_t hr_add64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static inline int64_t hr_sub64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
 /* The context's own unsigned figure, never a difference. */
 uint64_t hr_metric_raw(const struct hr_context *c, enum hr_metric m);
 #endif

@@ -72,6 +72,6 @@ int64_t hr_metric_value(const struct hr_profile *p, const struct hr_context *c, 
 {
     int64_t v = (int64_t)hr_metric_raw(c, m);
     if (p->diff_base && c->base)
-        v -= (int64_t)hr_metric_raw(c->base, m);
+        v = hr_sub64(v, (int64_t)hr_metric_raw(c->base, m));
     return v;
 }
