@@ -306,8 +306,8 @@ __attribute__((constructor(101))) static void hp_constructor(int argc, char **ar
     hp_tls.depth++;
     hp_stack_late_init(libc_initialised);
     hp_dump_late_init();
-    hp_start_interval_thread();
     hp_note_unseen_heaps();
+    hp_start_interval_thread();
     at_quick_exit(on_quick_exit);
     hp_leave();
     hp_stack_libc_ready();

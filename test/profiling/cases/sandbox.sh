@@ -18,7 +18,9 @@ for mode in prctl syscall tsync evict; do
             skip "$name" "seccomp filters cannot be installed here ($(head -c 200 "$TMP/$name.err"))"
         elif [ $st != 0 ] || [ "$(cat "$TMP/$name.out")" != done ]; then
             bad "$name" "exit status $st ($(kill -l $((st - 128)) 2>/dev/null)), output '$(head -c 200 "$TMP/$name.out")', $(head -c 300 "$TMP/$name.err")"
-        elif [ "$(ls "$TMP/$name" | wc -l)" -ne 1 ]; then
+        elif [ "$(ls "$TMP/$name" | grep -cv '\.hpf\.[0-9]*$')" -ne 1 ] ||
+            { [ $mode != tsync ] && [ "$(ls "$TMP/$name" | wc -l)" -ne 1 ]; }; then
+            # (tsync: interval dumps from before the filter, on a loaded machine, are no fault)
             bad "$name" "files: $(ls "$TMP/$name" | tr '\n' ' '), expected one profile"
         else
             check "$name" "sandbox_$mode" "$TMP/$name"/p.*.hpf
