@@ -86,8 +86,13 @@ size_t hr_utf8_seq_len(const unsigned char *s, size_t len);
 /* "512 B", "1.5 KiB", "3.0 MiB", ...: buf needs HR_BYTES_MAX bytes. Returns buf. */
 #define HR_BYTES_MAX 32
 char *hr_format_bytes(char *buf, uint64_t bytes);
-/* The profile's argv joined by spaces (NUL-terminated, malloc'ed; *len bytes before the NUL),
- * or NULL when out of memory. The arguments' bytes are copied as they are. */
+/* The profile's arguments as shown (hr_argc_shown) joined by spaces (NUL-terminated,
+ * malloc'ed; *len bytes before the NUL), or NULL when out of memory. The arguments' bytes are
+ * copied as they are. */
 char *hr_command_line(const struct hr_profile *p, size_t *len);
+/* The arguments a command line shows: all but trailing empty ones (at least one). A program
+ * that wrote its title over its arguments (setproctitle: nginx, redis, postgres) leaves the
+ * rest of that memory as empty arguments; the JSON keeps them all. */
+uint32_t hr_argc_shown(const struct hr_profile *p);
 
 #endif

@@ -18,7 +18,7 @@ static void hr_html_title(FILE *out, const struct hr_profile *p)
 {
     fputs("heapprof: ", out);
     size_t room = 120;
-    for (uint32_t i = 0; i < p->process.argc && room; i++) {
+    for (uint32_t i = 0, argc = hr_argc_shown(p); i < argc && room; i++) {
         if (i)
             fputc(' ', out);
         for (uint32_t k = 0; k < p->argv[i].len && room; k++, room--) {

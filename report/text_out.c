@@ -63,7 +63,7 @@ static void hr_text_header(FILE *out, const struct hr_profile *p)
     if (pr->forked_from)
         fprintf(out, ", forked from profiled pid %" PRIu32, pr->forked_from);
     fputs("\n  command      ", out);
-    for (uint32_t i = 0; i < pr->argc; i++) {
+    for (uint32_t i = 0, argc = hr_argc_shown(p); i < argc; i++) {
         if (i)
             putc(' ', out);
         hr_text_string(out, p->argv[i].ptr, p->argv[i].len);

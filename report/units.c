@@ -24,16 +24,25 @@ char *hr_format_bytes(char *buf, uint64_t bytes)
     return buf;
 }
 
+uint32_t hr_argc_shown(const struct hr_profile *p)
+{
+    uint32_t argc = p->process.argc;
+    while (argc > 1 && p->argv[argc - 1].len == 0)
+        argc--;
+    return argc;
+}
+
 char *hr_command_line(const struct hr_profile *p, size_t *len)
 {
+    uint32_t argc = hr_argc_shown(p);
     size_t n = 0;
-    for (uint32_t i = 0; i < p->process.argc; i++)
+    for (uint32_t i = 0; i < argc; i++)
         n += p->argv[i].len + 1;
     char *cmd = malloc(n + 1);
     if (!cmd)
         return NULL;
     size_t at = 0;
-    for (uint32_t i = 0; i < p->process.argc; i++) {
+    for (uint32_t i = 0; i < argc; i++) {
         if (i)
             cmd[at++] = ' ';
         memcpy(cmd + at, p->argv[i].ptr, p->argv[i].len);

@@ -68,6 +68,28 @@ START_TEST(usage_errors)
 }
 END_TEST
 
+/* A title written over the arguments (nginx's "worker process"), the rest of their memory
+ * empty arguments: the text's command line leaves those out; one empty argument in the middle
+ * stays (a space more). */
+START_TEST(text_title_over_arguments)
+{
+    static const char *const argv[] = {"nginx: worker process", "", "x", "", "", ""};
+    struct hpf_process pr = {.pid = 7, .ppid = 1, .dump_reason = HPF_DUMP_EXIT, .argc = 6};
+    struct ht_buf b = {0};
+    ht_file_header(&b);
+    ht_process(&b, &pr, "glibc", "/usr/sbin/nginx", argv);
+    struct hpf_summary s = {0};
+    ht_record(&b, HPF_REC_SUMMARY, &s, sizeof s);
+    ht_end(&b);
+    char *path = ht_tmpfile(b.data, b.len);
+    free(b.data);
+    ck_assert_int_eq(run(path, NULL), 0);
+    ck_assert_msg(strstr(out_text, "command      nginx: worker process  x\n"), "%s", out_text);
+    unlink(path);
+    free(path);
+}
+END_TEST
+
 /* Counts of one read "1 block", "1 allocation" (the sample has none). */
 START_TEST(text_singular)
 {
@@ -259,6 +281,7 @@ int main(void)
     tcase_add_test(tc, usage_errors);
     tcase_add_test(tc, text_report);
     tcase_add_test(tc, text_singular);
+    tcase_add_test(tc, text_title_over_arguments);
     tcase_add_test(tc, json_and_output_file);
     tcase_add_test(tc, bad_profiles);
     int status = ht_run();
