@@ -209,6 +209,8 @@ install: all
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
 	$(INSTALL) -m 755 $(BUILD)/libheapprof_shim.so $(BUILD)/heapprof-probe $(DESTDIR)$(LIBDIR)/
 	$(INSTALL) -m 644 $(RT_INSTALL) $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -d $(DESTDIR)$(LIBDIR)/notsan
+	$(INSTALL) -m 644 $(BUILD)/notsan/libtsan.a $(DESTDIR)$(LIBDIR)/notsan/
 	$(INSTALL) -m 755 $(BUILD)/heapprof-report $(DESTDIR)$(BINDIR)/
 	for f in heapprof-run heapprof-cc heapprof-c++; do \
 		sed 's|@PREFIX@|$(PREFIX)|g' scripts/$$f >$(DESTDIR)$(BINDIR)/$$f.tmp && \
@@ -235,14 +237,22 @@ uninstall:
 # of its mode, and (executables only) the preinit object.
 RT_CFLAGS := -O2 -g $(WARN) -std=gnu11 -fPIC -fvisibility=hidden -fno-omit-frame-pointer -D_GNU_SOURCE \
 	-Ishim -Iinstrument
-RT_SRCS := instrument/init.c instrument/memprof.c instrument/asan.c shim/shadow/shadow.c
+RT_SRCS := instrument/init.c instrument/memprof.c instrument/asan.c instrument/tsan.c shim/shadow/shadow.c
 RT_OBJS := $(patsubst %.c,$(BUILD)/rt/%.o,$(RT_SRCS))
 RT_MODES := inline:1 callbacks:2 gcc:4
 RT_MODULE_OBJS := $(foreach m,$(RT_MODES),$(BUILD)/heapprof_rt_mod_$(firstword $(subst :, ,$(m))).o)
 RT_HDRS := instrument/instrument.h $(wildcard shim/shadow/*.h)
 
 .PHONY: rt access-check
-rt: $(BUILD)/libheapprof_rt.a $(BUILD)/heapprof_rt_preinit.o $(RT_MODULE_OBJS)
+rt: $(BUILD)/libheapprof_rt.a $(BUILD)/heapprof_rt_preinit.o $(RT_MODULE_OBJS) $(BUILD)/notsan/libtsan.a
+
+# An empty libtsan, found before gcc's by the links of heapprof-cc's gcc mode: -fsanitize=thread
+# in a command that also links asks for gcc's ThreadSanitizer runtime (instrument/tsan.c
+# stands in for it).
+$(BUILD)/notsan/libtsan.a:
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rc $@
 
 $(BUILD)/rt/%.o: %.c $(RT_HDRS)
 	@mkdir -p $(dir $@)

@@ -1,4 +1,6 @@
-/* gcc's asan callbacks, as gcc 12 emits them for -fsanitize=kernel-address
+/* gcc's asan callbacks (heapprof-cc's gcc mode for a gcc before 10, or HEAPPROF_GCC_INSTR=asan;
+ * instrument/tsan.c has the callbacks of every later gcc), as gcc 12 emits them for
+ * -fsanitize=kernel-address
  * --param asan-instrumentation-with-call-threshold=0 (no shadow of its own, no runtime linked):
  * one call before each load or store with its address (and size for the N forms). A sized
  * access counts one, as clang counts one per instruction; the N forms (struct copies) one per

@@ -1,6 +1,6 @@
 /* instrument/: the runtime that heapprof-cc links into instrumented programs and libraries
  * (build/libheapprof_rt.a plus one small object per module): the functions clang's MemProf
- * instrumentation and gcc's asan callbacks call, counting into the shim's shadow when the shim
+ * instrumentation and gcc's ThreadSanitizer (or asan) callbacks call, counting into the shim's shadow when the shim
  * is preloaded and into a shadow of its own (which nothing reads) when it is not, so the same
  * binary runs with or without the shim.
  *

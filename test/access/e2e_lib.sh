@@ -16,6 +16,7 @@ access_env() {
     inline) echo "HEAPPROF_CC=clang HEAPPROF_CC_MODE=inline" ;;
     callbacks) echo "HEAPPROF_CC=clang HEAPPROF_CC_MODE=callbacks" ;;
     gcc) echo "HEAPPROF_CC=gcc" ;;
+    gcc-asan) echo "HEAPPROF_CC=gcc HEAPPROF_GCC_INSTR=asan" ;; # (what gcc before 10 gets)
     clang16) echo "HEAPPROF_CC=clang-16 HEAPPROF_CC_MODE=inline" ;;
     esac
 }
