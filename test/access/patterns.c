@@ -196,8 +196,8 @@ __attribute__((noinline)) static uint64_t site_fields(void)
     uint64_t sum = 0;
     for (int b = 0; b < blocks; b++) {
         volatile struct fields *f = take_new(malloc(sizeof(struct fields)), sizeof(struct fields));
-        /* A call between repeated accesses to one address: gcc checks an address once where
-         * nothing in between could free the memory (its asan's redundant-check removal). */
+        /* A call between repeated accesses to one address: gcc's asan callbacks (a gcc before
+         * 10) check an address once where nothing in between could free the memory. */
         f->hot = (uint64_t)b;
         f->cold = 2;
         f->burst = 3;

@@ -1,9 +1,10 @@
 /* Read-modify-write accesses, counted per mode (test/profiling/cases/access-rmw.sh): site_rmw's
  * blocks have each of their 16 words incremented 10 times (p[i] += x: a load and a store of one
  * address, volatile so that every one is made), then one more load; site_store's 16 words are
- * stored 10 times, with no load. clang counts every load and store; gcc's asan instrumentation
- * checks an address once in a stretch of code where nothing could free it, so the store of
- * p[i] += x goes uncounted (USAGE.md, Limits). */
+ * stored 10 times, with no load. clang and gcc's ThreadSanitizer instrumentation count every
+ * load and store; gcc's asan instrumentation (heapprof-cc's for a gcc before 10) checks an
+ * address once in a stretch of code where nothing could free it, so the store of p[i] += x
+ * goes uncounted (USAGE.md, Limits). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
