@@ -91,9 +91,7 @@ HP_RT_EXPORT void __tsan_func_exit(void) {}
     HP_RT_EXPORT int __tsan_atomic##bits##_compare_exchange_weak(volatile type *a, type *c,     \
                                                                  type v, int mo, int fmo)       \
     {                                                                                            \
-        (void)mo, (void)fmo;                                                                     \
-        hp_rt_count((uintptr_t)a, 1);                                                            \
-        return __atomic_compare_exchange_n(a, c, v, 0, HP_SC, HP_SC);                            \
+        return __tsan_atomic##bits##_compare_exchange_strong(a, c, v, mo, fmo);                  \
     }                                                                                            \
     HP_RT_EXPORT type __tsan_atomic##bits##_compare_exchange_val(volatile type *a, type c,      \
                                                                  type v, int mo, int fmo)       \

@@ -68,9 +68,9 @@ START_TEST(fields_and_figures)
 }
 END_TEST
 
-/* Two contexts with the same stack: the viewer refuses repeated frames, so one program point
- * with their sums. A context without any figure has none. */
-START_TEST(same_stack_merged)
+/* A profile of contexts 1 and 2 with one stack, their LIVE records l1 and l2, and context 3
+ * (no figures) with a shorter one, as DHAT. */
+static char *two_on_one_stack(const struct hpf_live *l1, const struct hpf_live *l2)
 {
     struct ht_buf b = {0};
     struct hpf_process pr = {.pid = 7, .dump_ms = 0, .argc = 0};
@@ -82,12 +82,21 @@ START_TEST(same_stack_merged)
     ht_stack(&b, 1, pcs, 2);
     ht_stack(&b, 2, pcs, 2);
     ht_stack(&b, 3, pcs, 1);
-    struct hpf_live l1 = {.context_id = 1, .allocs = 2, .bytes = 64, .live_count = 1, .live_size = 32};
-    struct hpf_live l2 = {.context_id = 2, .allocs = 3, .bytes = 30};
-    ht_record(&b, HPF_REC_LIVE, &l1, sizeof l1);
-    ht_record(&b, HPF_REC_LIVE, &l2, sizeof l2);
+    ht_record(&b, HPF_REC_LIVE, l1, sizeof *l1);
+    ht_record(&b, HPF_REC_LIVE, l2, sizeof *l2);
     ht_end(&b);
     char *out = to_dhat(&b);
+    free(b.data);
+    return out;
+}
+
+/* Two contexts with the same stack: the viewer refuses repeated frames, so one program point
+ * with their sums. A context without any figure has none. */
+START_TEST(same_stack_merged)
+{
+    struct hpf_live l1 = {.context_id = 1, .allocs = 2, .bytes = 64, .live_count = 1, .live_size = 32};
+    struct hpf_live l2 = {.context_id = 2, .allocs = 3, .bytes = 30};
+    char *out = two_on_one_stack(&l1, &l2);
     ck_assert_int_eq(count(out, "\"tb\":"), 1);
     ck_assert_msg(strstr(out, "{\"tb\":94,\"tbk\":5,\"tl\":0,\"mb\":0,\"mbk\":0,\"gb\":0,\"gbk\":0,"
                               "\"eb\":32,\"ebk\":1,\"fs\":[1,2]}"), "%s", out);
@@ -95,7 +104,6 @@ START_TEST(same_stack_merged)
     ck_assert(strstr(out, "\"te\":1000,\n"));
     ck_assert(strstr(out, "\"cmd\":\"\",\n"));
     free(out);
-    free(b.data);
 }
 END_TEST
 
@@ -103,24 +111,11 @@ END_TEST
  * the sum wraps, without undefined behaviour (the fuzzer's find), and a negative sum shows 0. */
 START_TEST(huge_figures_wrap)
 {
-    struct ht_buf b = {0};
-    struct hpf_process pr = {.pid = 7};
-    ht_file_header(&b);
-    ht_process(&b, &pr, "glibc", "/bin/x", NULL);
-    struct hpf_summary sum = {.total_allocs = 5};
-    ht_record(&b, HPF_REC_SUMMARY, &sum, sizeof sum);
-    uint64_t pcs[] = {0x1000, 0x2000};
-    ht_stack(&b, 1, pcs, 2);
-    ht_stack(&b, 2, pcs, 2);
     struct hpf_live l1 = {.context_id = 1, .allocs = 2, .bytes = INT64_MAX, .live_count = INT64_MAX};
     struct hpf_live l2 = {.context_id = 2, .allocs = 3, .bytes = INT64_MAX, .live_count = INT64_MAX};
-    ht_record(&b, HPF_REC_LIVE, &l1, sizeof l1);
-    ht_record(&b, HPF_REC_LIVE, &l2, sizeof l2);
-    ht_end(&b);
-    char *out = to_dhat(&b);
+    char *out = two_on_one_stack(&l1, &l2);
     ck_assert_msg(strstr(out, "{\"tb\":0,\"tbk\":5,"), "%s", out);
     free(out);
-    free(b.data);
 }
 END_TEST
 
