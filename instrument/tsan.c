@@ -42,9 +42,13 @@ HP_RT_EXPORT void __tsan_vptr_read(void **p) { hp_rt_count((uintptr_t)p, 0); }
 HP_RT_EXPORT void __tsan_func_entry(void *pc) { (void)pc; }
 HP_RT_EXPORT void __tsan_func_exit(void) {}
 
-/* ---- atomics: the operation itself, sequentially consistent whatever order the program asked
- * for (at least as strong as any it can ask for), one access counted first ---- */
+/* ---- atomics: the operation itself, one access counted first. Sequentially consistent
+ * whatever order the program asked for (at least as strong as any it can ask for), but for
+ * stores and fences, where that costs an xchg or an mfence on x86: release and acquire-release
+ * there unless the program asked for sequential consistency. ---- */
 #define HP_SC __ATOMIC_SEQ_CST
+/* (the order's own bits: gcc may add its HLE flags above them) */
+#define HP_IS_SC(mo) (((mo) & 0xffff) == __ATOMIC_SEQ_CST)
 
 #define HP_TSAN_RMW(bits, type, op)                                                              \
     HP_RT_EXPORT type __tsan_atomic##bits##_##op(volatile type *a, type v, int mo)              \
@@ -63,9 +67,11 @@ HP_RT_EXPORT void __tsan_func_exit(void) {}
     }                                                                                            \
     HP_RT_EXPORT void __tsan_atomic##bits##_store(volatile type *a, type v, int mo)             \
     {                                                                                            \
-        (void)mo;                                                                                \
         hp_rt_count((uintptr_t)a, 1);                                                            \
-        __atomic_store_n(a, v, HP_SC);                                                           \
+        if (HP_IS_SC(mo))                                                                        \
+            __atomic_store_n(a, v, HP_SC);                                                       \
+        else                                                                                     \
+            __atomic_store_n(a, v, __ATOMIC_RELEASE);                                            \
     }                                                                                            \
     HP_RT_EXPORT type __tsan_atomic##bits##_exchange(volatile type *a, type v, int mo)          \
     {                                                                                            \
@@ -201,8 +207,10 @@ HP_RT_EXPORT hp_u128 __tsan_atomic128_compare_exchange_val(volatile hp_u128 *a, 
 
 HP_RT_EXPORT void __tsan_atomic_thread_fence(int mo)
 {
-    (void)mo;
-    __atomic_thread_fence(HP_SC);
+    if (HP_IS_SC(mo))
+        __atomic_thread_fence(HP_SC);
+    else
+        __atomic_thread_fence(__ATOMIC_ACQ_REL);
 }
 HP_RT_EXPORT void __tsan_atomic_signal_fence(int mo)
 {
