@@ -37,8 +37,8 @@ HP_RT_EXPORT void __tsan_vptr_update(void **p, void *v)
 }
 HP_RT_EXPORT void __tsan_vptr_read(void **p) { hp_rt_count((uintptr_t)p, 0); }
 
-/* Entry and exit of functions (emitted only without the --param heapprof-cc gives) and the
- * ignore annotations: nothing to count. */
+/* Entry and exit of functions (emitted only without the --param heapprof-cc gives): nothing
+ * to count. */
 HP_RT_EXPORT void __tsan_func_entry(void *pc) { (void)pc; }
 HP_RT_EXPORT void __tsan_func_exit(void) {}
 
