@@ -14,7 +14,8 @@ p=$stage$prefix
 missing=
 for f in bin/heapprof-run bin/heapprof-cc bin/heapprof-c++ bin/heapprof-report \
     lib/heapprof/libheapprof_shim.so lib/heapprof/heapprof-probe lib/heapprof/libheapprof_rt.a \
-    lib/heapprof/heapprof_rt_preinit.o lib/heapprof/heapprof_rt_mod_inline.o include/heapprof.h \
+    lib/heapprof/heapprof_rt_preinit.o lib/heapprof/heapprof_rt_mod_inline.o \
+    lib/heapprof/heapprof_rt_mod_gcc.o lib/heapprof/notsan/libtsan.a include/heapprof.h \
     share/man/man1/heapprof-run.1 share/man/man1/heapprof-report.1 share/man/man1/heapprof-cc.1 \
     share/man/man1/heapprof-c++.1 share/man/man3/heapprof.3; do
     [ -f "$p/$f" ] || missing="$missing $f"
@@ -80,6 +81,21 @@ PY
     else
         bad install-prefix "make install PREFIX=$TMP/pfx failed: $(tail -3 "$TMP/install2.out" | tr '\n' ';')"
     fi
+fi
+
+# The installed heapprof-cc with gcc, compiling and linking in one command: the installed empty
+# libtsan keeps gcc's own out (the program does not load it), and the blocks get access counts.
+if HEAPPROF_CC=gcc "$p/bin/heapprof-cc" -O2 -I"$p/include" -o "$TMP/pool-gcc" \
+    "$ROOT/examples/pool.c" 2>"$TMP/gcc.err" && ! ldd "$TMP/pool-gcc" | grep -q libtsan &&
+    "$p/bin/heapprof-run" -q -o "$TMP/gcc.hpf" -- "$TMP/pool-gcc" >/dev/null 2>&1 &&
+    "$p/bin/heapprof-report" --format json -o "$TMP/gcc.json" "$TMP/gcc.hpf" &&
+    python3 -c '
+import json, sys
+doc = json.load(open(sys.argv[1]))
+sys.exit(0 if any(c["total_access_count"] > 0 for c in doc["contexts"]) else 1)' "$TMP/gcc.json"; then
+    ok install-heapprof-cc-gcc
+else
+    bad install-heapprof-cc-gcc "$(head -c 300 "$TMP/gcc.err"; ldd "$TMP/pool-gcc" 2>&1 | grep tsan)"
 fi
 
 # The installed heapprof-cc (clang, inline counters) with the installed runtime: the example's
