@@ -9,10 +9,12 @@
 #     llvm-memprof                clang -fmemory-profile with LLVM's own runtime
 #   alloc_bench (allocation-heavy, 1 thread) built plain, under heapprof-run (plain build: the
 #   shim alone), heapprof-cc inline under heapprof-run, and with LLVM's runtime.
-# Each run is timed RUNS times (wall, the median kept); "x plain" is the ratio to the plain
-# build's median. Peak RSS is /usr/bin/time's; "shadow" is the profile's shadow_resident (the
-# shadow's pages in memory at the exit dump) and, for LLVM's runtime, its peak RSS less the
-# plain run's (it has no figure of its own).
+# Each configuration runs RUNS times, all of them in turn within a repetition (wall times): "x
+# plain" is the median over repetitions of its time over the plain build's in the same
+# repetition (the host's speed drifts between runs), "time" its median time. Peak RSS is
+# /usr/bin/time's; "shadow" is the profile's shadow_resident (the shadow's pages in memory at
+# the exit dump) and, for LLVM's runtime, its peak RSS less the plain run's (it has no figure
+# of its own).
 # Usage: bench/access.sh [SCALE [EVENTS [RUNS]]]   (after make; defaults 1, 4000000, 3).
 # Not part of make check.
 set -eu
@@ -35,18 +37,13 @@ clang -O2 -g -pthread -fno-omit-frame-pointer -Wno-unknown-attributes -o "$out/a
 scripts/heapprof-cc -O2 -pthread -Wno-unknown-attributes -o "$out/ab_hp" "$ab"
 clang -O2 -g -pthread -fno-omit-frame-pointer -fmemory-profile -Wno-unknown-attributes -o "$out/ab_llvm" "$ab"
 
-# measure NAME CMD...: RUNS timed runs; sets $t (median wall seconds) and $rss (KiB, of that run).
-measure() {
-    local name=$1 i
+# once NAME CMD...: one timed run of CMD; appends "seconds KiB" to $out/NAME.times.
+once() {
+    local name=$1
     shift
-    : >"$out/$name.times"
-    for i in $(seq "$runs"); do
-        rm -f "$out/$name".*.hpf "$out/$name".llvm.*
-        /usr/bin/time -f "%e %M" -o "$out/$name.time" "$@" >"$out/$name.out" 2>"$out/$name.err"
-        cat "$out/$name.time" >>"$out/$name.times"
-    done
-    set -- $(sort -n "$out/$name.times" | sed -n "$(((runs + 1) / 2))p")
-    t=$1 rss=$2
+    rm -f "$out/$name".*.hpf "$out/$name".llvm.*
+    /usr/bin/time -f "%e %M" -o "$out/$name.time" "$@" >"$out/$name.out" 2>"$out/$name.err"
+    cat "$out/$name.time" >>"$out/$name.times"
 }
 
 # shadow NAME: the shadow_resident of NAME's last profile, in KiB.
@@ -58,34 +55,58 @@ shadow() {
         python3 -c 'import json, sys; print(json.load(sys.stdin)["summary"]["shadow_resident"] // 1024)'
 }
 
-row() {
-    # row LABEL SECONDS BASE RSS SHADOW
-    printf '%-38s %8.2f s %7.2fx %9d KiB %9s KiB\n' "$1" "$2" "$(echo "$2 / $3" | bc -l)" "$4" "$5"
-}
-
 # hr NAME: the heapprof-run command line whose profiles shadow NAME reads.
 hr() { echo "scripts/heapprof-run -q -o $out/$1.%p.hpf"; }
 
-printf '%-38s %10s %8s %13s %13s\n' "access_bench $scale ($runs runs, median)" time "x plain" "peak RSS" shadow
-measure plain "$out/plain" "$scale"
-base=$t base_rss=$rss
-row "plain" "$t" "$base" "$rss" "-"
-measure hp_bare "$out/hp_inline" "$scale"
-row "heapprof-cc inline, bare" "$t" "$base" "$rss" "-"
-for m in inline callbacks gcc; do
-    measure "run_$m" $(hr "run_$m") "$out/hp_$m" "$scale"
-    row "heapprof-cc $m, heapprof-run" "$t" "$base" "$rss" "$(shadow "run_$m")"
-done
-MEMPROF_OPTIONS=log_path=$out/llvm.llvm measure llvm "$out/llvm" "$scale"
-row "clang -fmemory-profile, LLVM" "$t" "$base" "$rss" "$((rss - base_rss))"
+# table TITLE BASE NAME:LABEL:SHADOW...: RUNS repetitions, each running every configuration
+# once, in turn (in the reverse order every other repetition), so the host's drift reaches
+# them alike; then per configuration its median time, the median over repetitions of its time
+# over BASE's in the same repetition, the peak RSS of its median run, and its shadow (SHADOW:
+# "profile" (the profile's shadow_resident), "rss" (peak RSS over BASE's) or "-"). Each
+# configuration's command is the function cmd_NAME.
+table() {
+    local title=$1 base=$2 spec r i name label kind t rss ratio
+    shift 2
+    local specs=("$@") n=$#
+    for spec in "$@"; do : >"$out/${spec%%:*}.times"; done
+    for r in $(seq "$runs"); do
+        for i in $(seq 0 $((n - 1))); do
+            [ $((r % 2)) = 0 ] && i=$((n - 1 - i))
+            name=${specs[$i]%%:*}
+            once "$name" $(cmd_"$name")
+        done
+    done
+    printf '%-38s %10s %8s %13s %13s\n' "$title ($runs runs, median)" time "x plain" "peak RSS" shadow
+    for spec in "$@"; do
+        name=${spec%%:*} label=${spec#*:} kind=${label##*:} label=${label%:*}
+        set -- $(sort -n "$out/$name.times" | sed -n "$(((runs + 1) / 2))p")
+        t=$1 rss=$2
+        ratio=$(paste "$out/$name.times" "$out/$base.times" | awk '{ print $1 / $3 }' | sort -g |
+            awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+        case $kind in
+        profile) kind=$(shadow "$name") ;;
+        rss) kind=$((rss - $(sort -n "$out/$base.times" | sed -n "$(((runs + 1) / 2))p" | cut -d' ' -f2))) ;;
+        esac
+        printf '%-38s %8.2f s %7.2fx %9d KiB %9s KiB\n' "$label" "$t" "$ratio" "$rss" "$kind"
+    done
+}
+
+cmd_plain() { echo "$out/plain $scale"; }
+cmd_hp_bare() { echo "$out/hp_inline $scale"; }
+cmd_run_inline() { echo "$(hr run_inline) $out/hp_inline $scale"; }
+cmd_run_callbacks() { echo "$(hr run_callbacks) $out/hp_callbacks $scale"; }
+cmd_run_gcc() { echo "$(hr run_gcc) $out/hp_gcc $scale"; }
+cmd_llvm() { echo "env MEMPROF_OPTIONS=log_path=$out/llvm.llvm $out/llvm $scale"; }
+table "access_bench $scale" plain "plain:plain:-" "hp_bare:heapprof-cc inline, bare:-" \
+    "run_inline:heapprof-cc inline, heapprof-run:profile" \
+    "run_callbacks:heapprof-cc callbacks, heapprof-run:profile" \
+    "run_gcc:heapprof-cc gcc, heapprof-run:profile" "llvm:clang -fmemory-profile, LLVM:rss"
 echo
-printf '%-38s %10s %8s %13s %13s\n' "alloc_bench -t 1 -n $events" time "x plain" "peak RSS" shadow
-measure ab_plain "$out/ab_plain" -q -t 1 -n "$events"
-base=$t base_rss=$rss
-row "plain" "$t" "$base" "$rss" "-"
-measure ab_shim $(hr ab_shim) "$out/ab_plain" -q -t 1 -n "$events"
-row "plain build, heapprof-run" "$t" "$base" "$rss" "-"
-measure ab_hp $(hr ab_hp) "$out/ab_hp" -q -t 1 -n "$events"
-row "heapprof-cc inline, heapprof-run" "$t" "$base" "$rss" "$(shadow ab_hp)"
-MEMPROF_OPTIONS=log_path=$out/ab_llvm.llvm measure ab_llvm "$out/ab_llvm" -q -t 1 -n "$events"
-row "clang -fmemory-profile, LLVM" "$t" "$base" "$rss" "$((rss - base_rss))"
+ab_args="-q -t 1 -n $events"
+cmd_ab_plain() { echo "$out/ab_plain $ab_args"; }
+cmd_ab_shim() { echo "$(hr ab_shim) $out/ab_plain $ab_args"; }
+cmd_ab_hp() { echo "$(hr ab_hp) $out/ab_hp $ab_args"; }
+cmd_ab_llvm() { echo "env MEMPROF_OPTIONS=log_path=$out/ab_llvm.llvm $out/ab_llvm $ab_args"; }
+table "alloc_bench -t 1 -n $events" ab_plain "ab_plain:plain:-" \
+    "ab_shim:plain build, heapprof-run:-" "ab_hp:heapprof-cc inline, heapprof-run:profile" \
+    "ab_llvm:clang -fmemory-profile, LLVM:rss"
