@@ -52,6 +52,9 @@ void hp_mi_init(void);
 void hp_signals_resolve(void);
 /* Start the dump_interval_ms thread, if asked for (process.c). */
 void hp_start_interval_thread(void);
+/* The value of environment variable name in environ, NULL when unset or before environ is
+ * set (getenv may not be usable that early; init.c). */
+const char *hp_env_value(const char *name);
 /* Say once, at start, what of the heap the shim cannot see: a Go program's (and that it leaves
  * no exit profile), pymalloc's objects, PHP's Zend allocations (unseen.c). */
 void hp_note_unseen_heaps(void);

@@ -30,6 +30,15 @@ int hp_realloc_zero_frees = 1;
 
 extern char **environ;
 
+const char *hp_env_value(const char *name)
+{
+    size_t n = hp_strlen(name);
+    for (char **e = environ; e && *e; e++)
+        if (!hp_strncmp(*e, name, n) && (*e)[n] == '=')
+            return *e + n + 1;
+    return NULL;
+}
+
 /* Find HEAPPROF_OPTIONS without getenv (which is not guaranteed to be usable this early):
  * environ when it is set (by libc's initialiser, or by the shim's constructor, which runs
  * before it), /proc/self/environ otherwise (an allocation before any initialiser). Ignored for
@@ -40,12 +49,8 @@ static const char *find_options(char *buf, size_t cap)
     const size_t klen = sizeof key - 1;
     if (getauxval(AT_SECURE))
         return NULL;
-    if (environ) {
-        for (char **e = environ; *e; e++)
-            if (!hp_strncmp(*e, key, klen))
-                return *e + klen;
-        return NULL;
-    }
+    if (environ)
+        return hp_env_value("HEAPPROF_OPTIONS");
     int fd = (int)hp_sys_open("/proc/self/environ", O_RDONLY | O_CLOEXEC, 0);
     if (fd < 0)
         return NULL;

@@ -11,8 +11,6 @@
 #include <link.h>
 #include <sys/auxv.h>
 
-extern char **environ;
-
 /* Does the program carry Go's build-id note (owner "Go", type 4) in a PT_NOTE segment? Go's
  * runtime keeps its own heap (only C code's malloc, through cgo, comes here) and ends the
  * process with a raw exit_group, which runs no exit handler: without a word, such a program
@@ -42,16 +40,6 @@ static int is_go_program(void)
         }
     }
     return 0;
-}
-
-/* The value of environment variable name, NULL when unset (environ is libc's by now). */
-static const char *env_value(const char *name)
-{
-    size_t n = hp_strlen(name);
-    for (char **e = environ; e && *e; e++)
-        if (hp_memcmp(*e, name, n) == 0 && (*e)[n] == '=')
-            return *e + n + 1;
-    return NULL;
 }
 
 int hp_pymalloc_off(const char *pythonmalloc)
@@ -87,11 +75,11 @@ void hp_note_unseen_heaps(void)
     /* Symbols of the executable and the libraries it was linked with (an interpreter loaded
      * later with dlopen is not looked for), read without dlsym: a failed dlsym allocates its
      * error message, which would show in the profile as allocations without a context. */
-    if (hp_defined_function("PyObject_Malloc") && !hp_pymalloc_off(env_value("PYTHONMALLOC")))
+    if (hp_defined_function("PyObject_Malloc") && !hp_pymalloc_off(hp_env_value("PYTHONMALLOC")))
         hp_warn("this program runs Python, whose small objects come from pymalloc's own "
                 "arenas, which it maps itself: they are not in the profile; set "
                 "PYTHONMALLOC=malloc (heapprof-run --no-pools) to profile each object");
-    if (hp_defined_function("zend_mm_startup") && !hp_zend_alloc_off(env_value("USE_ZEND_ALLOC")))
+    if (hp_defined_function("zend_mm_startup") && !hp_zend_alloc_off(hp_env_value("USE_ZEND_ALLOC")))
         hp_warn("this program runs PHP, whose allocator maps its own memory and carves every "
                 "allocation out of it: they are not in the profile; set USE_ZEND_ALLOC=0 "
                 "(heapprof-run --no-pools) to profile each allocation");
