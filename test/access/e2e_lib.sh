@@ -98,6 +98,18 @@ access_patterns_plain() {
         "$d/patterns" >"$d/plain.out"
 }
 
+# access_patterns_build MODE DIR: patterns.c and access_lib.c built by heapprof-cc in MODE, the
+# library compiled and linked apart, into DIR (DIR/build.err: the compilers' messages).
+access_patterns_build() {
+    local m=$1 d=$2
+    mkdir -p "$d"
+    # shellcheck disable=SC2046
+    env $(access_env "$m") "$HEAPPROF_CC" -O2 -fPIC -c -o "$d/access_lib.o" "$ACCESS_SRC/access_lib.c" 2>"$d/build.err" &&
+        env $(access_env "$m") "$HEAPPROF_CC" -shared -o "$d/libaccess_lib.so" "$d/access_lib.o" 2>>"$d/build.err" &&
+        env $(access_env "$m") "$HEAPPROF_CC" -O2 -o "$d/patterns" "$ACCESS_SRC/patterns.c" -L"$d" \
+            -laccess_lib -Wl,-rpath,"$d" 2>>"$d/build.err"
+}
+
 # access_patterns_check MODE: patterns.c and access_lib.c built by heapprof-cc in MODE (the
 # library compiled and linked apart), run bare (the plain build's output), then under
 # heapprof-run (the same output), the report's per-site figures against patterns.expected
@@ -109,12 +121,7 @@ access_patterns_check() {
         bad "patterns-$m-plain" "the plain gcc build of patterns.c failed"
         return 0
     fi
-    mkdir -p "$d"
-    # shellcheck disable=SC2046
-    if ! env $(access_env "$m") "$HEAPPROF_CC" -O2 -fPIC -c -o "$d/access_lib.o" "$ACCESS_SRC/access_lib.c" 2>"$d/build.err" ||
-        ! env $(access_env "$m") "$HEAPPROF_CC" -shared -o "$d/libaccess_lib.so" "$d/access_lib.o" 2>>"$d/build.err" ||
-        ! env $(access_env "$m") "$HEAPPROF_CC" -O2 -o "$d/patterns" "$ACCESS_SRC/patterns.c" -L"$d" \
-            -laccess_lib -Wl,-rpath,"$d" 2>>"$d/build.err"; then
+    if ! access_patterns_build "$m" "$d"; then
         bad "patterns-$m-build" "$(head -c 400 "$d/build.err" | tr '\n' '|')"
         return 0
     fi
