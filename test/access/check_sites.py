@@ -5,7 +5,11 @@ is the function SITE, with ALLOCS allocations of SIZE bytes each, none live, ACC
 and (callback and gcc builds, which count writes apart) WRITES writes per block, and, when
 given, PERCENT utilisation of every block. --headerless: the summary says the blocks had no
 headers. Prints the differences on one line; exit status 1 if there is any.
-Usage: check_sites.py REPORT.json MODE [--headerless] SITE=ALLOCS,SIZE,ACCESSES,WRITES[,PERCENT]..."""
+--printed FILE: the sites a program printed as lines "site NAME blocks=N accesses=A writes=W
+percent=P" (blocks of any sizes): exactly one context whose first frame is site_NAME, N
+allocations, none live, A accesses and W writes in all, and P utilisation of every block.
+Usage: check_sites.py REPORT.json MODE [--headerless] [--printed FILE]
+                      SITE=ALLOCS,SIZE,ACCESSES,WRITES[,PERCENT]..."""
 import json
 import sys
 
@@ -17,10 +21,46 @@ problems = []
 
 def function(c):
     f = c["frames"][0]
-    return (frames[f] if isinstance(f, int) else f)["function"]
+    return (frames[f] if isinstance(f, int) else f).get("function") or ""
 
 
-for arg in sys.argv[3:]:
+def one_context(site):
+    cs = [c for c in doc["contexts"] if c["frames"] and function(c) == site]
+    if len(cs) != 1:
+        problems.append("%s: %d contexts" % (site, len(cs)))
+        return None
+    return cs[0]
+
+
+def check_printed(path):
+    """The totals of each site a program printed."""
+    lines = [ln.split() for ln in open(path) if ln.startswith("site ")]
+    if not lines:
+        problems.append("no site lines in %s" % path)
+    for f in lines:
+        site = "site_" + f[1]
+        v = {k: int(x) for k, x in (kv.split("=") for kv in f[2:])}
+        c = one_context(site)
+        if c is None:
+            continue
+        got = (c["alloc_count"], c["live_count"], c["total_access_count"])
+        want = (v["blocks"], 0, v["accesses"])
+        if got != want:
+            problems.append("%s: (blocks, live, accesses) %s, expected %s" % (site, got, want))
+        if apart and (c["total_write_count"], c["total_read_count"]) != (v["writes"], v["accesses"] - v["writes"]):
+            problems.append("%s: writes %s, reads %s, expected %d, %d" % (
+                site, c["total_write_count"], c["total_read_count"], v["writes"],
+                v["accesses"] - v["writes"]))
+        if (c["min_percent_utilized"], c["max_percent_utilized"]) != (v["percent"], v["percent"]):
+            problems.append("%s: utilisation %s-%s%%, expected %d%%" % (
+                site, c["min_percent_utilized"], c["max_percent_utilized"], v["percent"]))
+
+
+args = iter(sys.argv[3:])
+for arg in args:
+    if arg == "--printed":
+        check_printed(next(args))
+        continue
     if arg == "--headerless":
         if doc["summary"].get("headerless") != 1:
             problems.append("summary headerless is %s" % doc["summary"].get("headerless"))
@@ -28,11 +68,9 @@ for arg in sys.argv[3:]:
     site, _, spec = arg.partition("=")
     v = [int(x) for x in spec.split(",")]
     n, size, acc, wr = v[:4]
-    cs = [c for c in doc["contexts"] if c["frames"] and function(c) == site]
-    if len(cs) != 1:
-        problems.append("%s: %d contexts" % (site, len(cs)))
+    c = one_context(site)
+    if c is None:
         continue
-    c = cs[0]
     got = (c["alloc_count"], c["total_size"], c["live_count"], c["total_access_count"],
            c["min_access_count"], c["max_access_count"])
     want = (n, n * size, 0, n * acc, acc, acc)

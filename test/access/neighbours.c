@@ -6,9 +6,10 @@
  * block's free would take the other's counts: a site's total, or a block's utilisation, would
  * be off. Neighbouring blocks come from different sites, written a different number of times.
  *
- * Every store is a one-byte volatile store, one access in every build mode. The program prints
- * each site's blocks and accesses ("site NAME blocks=N accesses=A"), the same bare or profiled:
- * the profile must agree, every block 100% utilised. */
+ * Every store is a one-byte volatile store, one access (a write) in every build mode. The
+ * program prints each site's blocks and accesses ("site NAME blocks=N accesses=A writes=A
+ * percent=100", as test/access/check_sites.py --printed reads them), the same bare or
+ * profiled: the profile must agree, every block 100% utilised. */
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,7 @@ int main(void)
     for (int i = 0; i < kept; i++)
         free(keep[i]);
     for (int i = 0; i < NSITES; i++)
-        printf("site %s blocks=%lu accesses=%lu\n", names[i], blocks[i], accesses[i]);
+        printf("site %s blocks=%lu accesses=%lu writes=%lu percent=100\n", names[i], blocks[i],
+               accesses[i], accesses[i]);
     return 0;
 }

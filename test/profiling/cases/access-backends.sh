@@ -23,7 +23,7 @@ for m in inline callbacks gcc; do
         access_profile "$name" "$d/$be" --backend "$be" -- "$d/neighbours" || continue
         if ! cmp -s "$d/bare.out" "$d/$be/run.out"; then
             bad "$name" "output differs under heapprof-run: $(diff "$d/bare.out" "$d/$be/run.out" | head -4 | tr '\n' '|')"
-        elif msg=$(python3 "$ACCESS_SRC/check_neighbours.py" "$d/$be/report.json" "$m" "$d/bare.out"); then
+        elif msg=$(python3 "$ACCESS_SRC/check_sites.py" "$d/$be/report.json" "$m" --printed "$d/bare.out"); then
             ok "$name"
         else
             bad "$name" "$msg"
