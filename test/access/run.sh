@@ -10,13 +10,15 @@
 #     are folded in with their counts;
 #   - heapprof-cc handles -c/-E/-M, -shared, separate compile and link, and refuses a compiler
 #     whose MemProf ABI it does not know.
-# Usage: sh test/access/run.sh BUILD_DIR (from the repository root; make access-check).
+# Usage: sh test/access/run.sh BUILD_DIR [OUT_DIR] (from the repository root; make access-check;
+# case access-probe runs it too). OUT_DIR: scratch, BUILD_DIR/access by default.
 # Prints "ok NAME" / "FAIL NAME: reason" per test and "N passed, M failed".
 set -u
 
 top=$(pwd)
-build=${1:?usage: run.sh BUILD_DIR}
-out=$build/access
+build=${1:?usage: run.sh BUILD_DIR [OUT_DIR]}
+case $build in /*) ;; *) build=$top/$build ;; esac
+out=${2:-$build/access}
 src=$top/test/access
 cc=$top/scripts/heapprof-cc
 probe=$out/libprobe.so
@@ -58,13 +60,13 @@ gcc -O2 -g -fPIC -shared -fvisibility=hidden -std=gnu11 -D_GNU_SOURCE -Ishim -o 
 # The profile's access figures, decoded apart from the report (hpf_access.c).
 gcc -O2 -g -std=gnu11 -Ishim -o "$out/hpf_access" "$src/hpf_access.c" shim/format/hib.c ||
     bad build-hpf-access "gcc failed"
-shim=$top/$build/libheapprof_shim.so
-report=$top/$build/heapprof-report
+shim=$build/libheapprof_shim.so
+report=$build/heapprof-report
 
 # check_live DIR: live.c's two profiles (its heapprof_dump and the exit profile).
 check_live() {
     d=$1 w=$2
-    n=$(ls "$d"/live.hpf.* 2>/dev/null | grep -v tmp | head -1)
+    n=$(ls "$d"/live.hpf.* 2>/dev/null | grep -v '\.tmp$' | head -1)
     [ -f "$d/live.hpf" ] && [ -n "$n" ] || { echo "profiles missing: $(ls "$d")"; return 1; }
     for f in "$n:96:24" "$d/live.hpf:192:48"; do
         p=${f%%:*} rest=${f#*:}
