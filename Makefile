@@ -239,7 +239,7 @@ RT_CFLAGS := -O2 -g $(WARN) -std=gnu11 -fPIC -fvisibility=hidden -fno-omit-frame
 	-Ishim -Iinstrument
 RT_SRCS := instrument/init.c instrument/memprof.c instrument/asan.c instrument/tsan.c shim/shadow/shadow.c
 RT_OBJS := $(patsubst %.c,$(BUILD)/rt/%.o,$(RT_SRCS))
-RT_MODES := inline:1 callbacks:2 gcc:4
+RT_MODES := inline:1 callbacks:2 gcc:4 callbacks+inline:3 gcc+inline:5
 RT_MODULE_OBJS := $(foreach m,$(RT_MODES),$(BUILD)/heapprof_rt_mod_$(firstword $(subst :, ,$(m))).o)
 RT_HDRS := instrument/instrument.h $(wildcard shim/shadow/*.h)
 

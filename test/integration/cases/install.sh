@@ -15,7 +15,8 @@ missing=
 for f in bin/heapprof-run bin/heapprof-cc bin/heapprof-c++ bin/heapprof-report \
     lib/heapprof/libheapprof_shim.so lib/heapprof/heapprof-probe lib/heapprof/libheapprof_rt.a \
     lib/heapprof/heapprof_rt_preinit.o lib/heapprof/heapprof_rt_mod_inline.o \
-    lib/heapprof/heapprof_rt_mod_gcc.o lib/heapprof/notsan/libtsan.a include/heapprof.h \
+    lib/heapprof/heapprof_rt_mod_gcc.o lib/heapprof/heapprof_rt_mod_callbacks+inline.o \
+    lib/heapprof/heapprof_rt_mod_gcc+inline.o lib/heapprof/notsan/libtsan.a include/heapprof.h \
     share/man/man1/heapprof-run.1 share/man/man1/heapprof-report.1 share/man/man1/heapprof-cc.1 \
     share/man/man1/heapprof-c++.1 share/man/man3/heapprof.3; do
     [ -f "$p/$f" ] || missing="$missing $f"
