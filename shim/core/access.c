@@ -67,9 +67,12 @@ __attribute__((noinline)) void hp_access_take(uintptr_t user, const struct hp_he
 {
     struct hp_shadow_sum s;
     uint64_t size = hp_hdr_size(h), g = hp_shadow_granules(user, size), *hist = NULL;
-    int gran = g && g <= hp_hist_bins, words = word_block(size);
+    int gran = g && g <= hp_hist_bins, words = word_block(size), own = 0;
+    acc->nbins = 0;
     if (h->context_id && hp_profiling) {
-        if (gran || words)
+        /* A small block's bins go along with its figures (struct hp_access). */
+        own = gran && g <= HP_ACC_BINS;
+        if ((gran && !own) || words)
             hist = hp_profile_hists(h->context_id);
         hp_shadow_live_del(h->live_ref, user);
         if (words) {
@@ -78,7 +81,12 @@ __attribute__((noinline)) void hp_access_take(uintptr_t user, const struct hp_he
                                 w.freed ? hp_word_bins : 0);
         }
     }
-    hp_shadow_take(&hp_shadow, user, size, &s, gran ? hist : NULL, hp_hist_bins);
+    if (own) {
+        hp_shadow_take_own(&hp_shadow, user, size, &s, acc->bins, g);
+        acc->nbins = (uint32_t)g;
+    } else {
+        hp_shadow_take(&hp_shadow, user, size, &s, gran ? hist : NULL, hp_hist_bins);
+    }
     acc->accesses = s.accesses;
     acc->writes = s.writes;
     acc->percent_utilized = hp_shadow_util_pct(&s);

@@ -31,6 +31,23 @@ struct hp_ctx_access *hp_ctx_access(uint32_t ctx, int may_wait)
     return fresh;
 }
 
+uint64_t *hp_ctx_hist(uint32_t ctx)
+{
+    struct hp_ctx_access *a = hp_ctx_access(ctx, 0);
+    return a ? a->hist : NULL;
+}
+
+void hp_hist_add_bins(uint32_t ctx, uint64_t *hist, const uint64_t *bins, uint32_t n)
+{
+    if (!hist)
+        hist = hp_ctx_hist(ctx);
+    if (!hist)
+        return; /* no memory for the context's histogram: it has none */
+    for (uint32_t i = 0; i < n && i < hp_hist_bins; i++)
+        if (bins[i])
+            __atomic_fetch_add(&hist[i], bins[i], __ATOMIC_RELAXED);
+}
+
 uint64_t *hp_profile_hist(uint32_t ctx, uint64_t granules)
 {
     if (granules == 0 || granules > hp_hist_bins)

@@ -217,7 +217,12 @@ struct acc_run {
     uint64_t tot_a, min_a, max_a, tot_w, min_w, max_w, tot_u;
     uint32_t min_u, max_u;
     uint64_t *hist; /* the entry's context's histogram, once looked up (kept across flushes) */
+    uint64_t bins[HP_ACC_BINS]; /* small blocks' histograms (struct hp_access), for hist */
 };
+/* The histogram of context ctx (made on first use; NULL without memory for it). */
+uint64_t *hp_ctx_hist(uint32_t ctx);
+/* Add n bins to context ctx's histogram (hist, or looked up when NULL), atomically. */
+void hp_hist_add_bins(uint32_t ctx, uint64_t *hist, const uint64_t *bins, uint32_t n);
 
 static inline void acc_run_clear(struct acc_run *ar)
 {
@@ -226,8 +231,14 @@ static inline void acc_run_clear(struct acc_run *ar)
     ar->hist = hist;
 }
 
-static inline void acc_run_add(struct acc_run *ar, const struct hp_access *a)
+static inline void acc_run_add(uint32_t ctx, struct acc_run *ar, const struct hp_access *a)
 {
+    if (a->nbins) {
+        if (HP_UNLIKELY(!ar->hist))
+            ar->hist = hp_ctx_hist(ctx); /* (NULL: looked up again here or at the flush) */
+        for (uint32_t i = 0; i < a->nbins; i++)
+            ar->bins[i] += a->bins[i];
+    }
     if (ar->n == 0) {
         ar->min_a = ar->max_a = a->accesses;
         ar->min_w = ar->max_w = a->writes;

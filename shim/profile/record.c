@@ -67,6 +67,8 @@ static HP_COLD void access_event(uint32_t ctx_id, uint64_t size, uint32_t alloc_
     if (!moving)
         hp_move_begin();
     hp_table_add(ctx_id, &e);
+    if (acc->nbins)
+        hp_hist_add_bins(ctx_id, NULL, acc->bins, acc->nbins);
     if (!moving)
         hp_move_end();
 }
@@ -130,7 +132,7 @@ static inline __attribute__((always_inline)) void free_event(struct hp_thread *t
         access_event(ctx_id, size, alloc_ms, alloc_cpu, dealloc_ms, dealloc_cpu, acc, 0);
     } else {
         if (HP_UNLIKELY(acc != NULL))
-            acc_run_add(&t->acc[e - t->entries], acc);
+            acc_run_add(ctx_id, &t->acc[e - t->entries], acc);
         hp_hib_run_add(&e->hib, size, alloc_ms, dealloc_ms, alloc_cpu, dealloc_cpu);
     }
     e->d_live_count--;
@@ -244,7 +246,7 @@ static HP_COLD uint32_t nested_alloc(uint64_t size, uint32_t now_ms, uint32_t cp
     int n = hp_stack_capture_nested(t->npcs, (int)hp_opt.stack_depth, &truncated, &frames, &h, frame);
     if (n >= 0) {
         struct hp_ctx *c = hp_depot_get(frames, n, h, 1);
-        struct deferred d = {DEF_ALLOC, c ? c->id : 0, now_ms, cpu, 0, 0, size, {0, 0, 0}};
+        struct deferred d = {DEF_ALLOC, c ? c->id : 0, now_ms, cpu, 0, 0, size, {0}};
         if (c && defer_event(t, &d)) {
             id = c->id;
             if (truncated)
@@ -401,7 +403,7 @@ static inline __attribute__((always_inline)) void profile_free(uint32_t ctx, uin
          * for the interrupted call to apply when it finishes. */
         struct hp_thread *t = tl->thread;
         struct deferred d = {acc ? DEF_FREE_ACCESS : DEF_FREE, ctx, alloc_ms, alloc_cpu, now, cpu,
-                             size, {0, 0, 0}};
+                             size, {0}};
         if (acc)
             d.acc = *acc;
         if (t)

@@ -82,6 +82,7 @@ void hp_table_merge(uint32_t ctx_id, const struct hp_hib_run *run, const struct 
         hib.total_percent_utilized = ar->tot_u;
         hib.min_percent_utilized = all ? ar->min_u : 0;
         hib.max_percent_utilized = ar->max_u;
+        hp_hist_add_bins(ctx_id, ar->hist, ar->bins, HP_ACC_BINS);
     }
     struct set *s;
     struct slot *sl = slot_take(ctx_id, &s);

@@ -182,14 +182,11 @@ void hp_shadow_clear(const struct hp_shadow *sh, uintptr_t p, size_t size)
 
 int hp_shadow_hist_shared;
 
-/* Sum counters [c, e) of plane 0 into out (and hist, relative to first); clear them when
- * clear. */
+/* Sum counters [c, e) of plane 0 into out (and hist, relative to first; atomic additions
+ * when shared); clear them when clear. */
 static void sum_counts(uint64_t *c, uint64_t *e, uint64_t *first, struct hp_shadow_sum *out,
-                       uint64_t *hist, size_t hist_len, int clear)
+                       uint64_t *hist, size_t hist_len, int clear, int shared)
 {
-    /* Atomic additions only with several threads (freeing blocks of one context at once):
-     * a locked instruction per granule was a third of a small block's take. */
-    int shared = __atomic_load_n(&hp_shadow_hist_shared, __ATOMIC_RELAXED);
     uint64_t acc = 0, touched = 0;
     for (; c < e; c++) {
         uint64_t raw = *c, v = raw & ~HP_SHADOW_ARMED; /* a small block's arming: no count */
@@ -228,7 +225,7 @@ static void sum_writes(uint64_t *c, uint64_t *e, struct hp_shadow_sum *out, int 
 /* Figures of [p, p + size); with clear, counters end at zero: those in whole pages of a large
  * block's span are summed, then their pages given back. */
 static void walk(const struct hp_shadow *sh, uintptr_t p, size_t size, struct hp_shadow_sum *out,
-                 uint64_t *hist, size_t hist_len, int clear)
+                 uint64_t *hist, size_t hist_len, int clear, int shared)
 {
     out->accesses = out->writes = out->touched = 0;
     out->granules = hp_shadow_granules(p, size);
@@ -238,11 +235,11 @@ static void walk(const struct hp_shadow *sh, uintptr_t p, size_t size, struct hp
     if (clear && out->granules * sizeof *c >= HP_SHADOW_RELEASE_MIN)
         inner_pages(c, e, &lo, &hi);
     if (lo == hi) { /* the common case: a block whose counters are cleared by stores */
-        sum_counts(c, e, c, out, hist, hist_len, clear);
+        sum_counts(c, e, c, out, hist, hist_len, clear, shared);
     } else {
-        sum_counts(c, lo, c, out, hist, hist_len, clear);
-        sum_counts(lo, hi, c, out, hist, hist_len, 0);
-        sum_counts(hi, e, c, out, hist, hist_len, clear);
+        sum_counts(c, lo, c, out, hist, hist_len, clear, shared);
+        sum_counts(lo, hi, c, out, hist, hist_len, 0, shared);
+        sum_counts(hi, e, c, out, hist, hist_len, clear, shared);
         sys_madvise((uintptr_t)lo, (uintptr_t)hi - (uintptr_t)lo, MADV_DONTNEED);
     }
     if (!sh->wbase)
@@ -263,12 +260,16 @@ static void walk(const struct hp_shadow *sh, uintptr_t p, size_t size, struct hp
  * One loop and no page arithmetic: through walk, a block of one or two granules cost about 190
  * instructions, most of them walk's and sum_counts' fixed part (callgrind, Lua built with
  * heapprof-cc, bench/access_alloc.sh). */
+enum { HIST_ADD, HIST_ATOMIC, HIST_SET }; /* how a take puts counts into hist */
+
 static inline void take_small(uint64_t *c, uint64_t n, struct hp_shadow_sum *out, uint64_t *hist,
-                              size_t hist_len)
+                              size_t hist_len, int how)
 {
     uint64_t acc = 0, touched = 0;
     for (uint64_t i = 0; i < n; i++) {
         uint64_t raw = c[i], v = raw & ~HP_SHADOW_ARMED; /* as sum_counts: arming is no count */
+        if (how == HIST_SET)
+            hist[i] = v; /* (every bin: the caller's array is not cleared) */
         if (!raw)
             continue;
         c[i] = 0;
@@ -276,8 +277,8 @@ static inline void take_small(uint64_t *c, uint64_t n, struct hp_shadow_sum *out
             continue;
         acc += v;
         touched++;
-        if (hist && i < hist_len) {
-            if (__atomic_load_n(&hp_shadow_hist_shared, __ATOMIC_RELAXED))
+        if (how != HIST_SET && hist && i < hist_len) {
+            if (how == HIST_ATOMIC)
                 __atomic_fetch_add(&hist[i], v, __ATOMIC_RELAXED);
             else
                 hist[i] += v;
@@ -289,21 +290,43 @@ static inline void take_small(uint64_t *c, uint64_t n, struct hp_shadow_sum *out
     out->touched = touched;
 }
 
-void hp_shadow_take(const struct hp_shadow *sh, uintptr_t p, size_t size,
-                    struct hp_shadow_sum *out, uint64_t *hist, size_t hist_len)
+/* Inlined into each caller, so that how is a constant there. */
+static inline __attribute__((always_inline)) void take(const struct hp_shadow *sh, uintptr_t p,
+                                                       size_t size, struct hp_shadow_sum *out,
+                                                       uint64_t *hist, size_t hist_len, int how)
 {
     uint64_t n = hp_shadow_granules(p, size);
     if (sh->base && !sh->wbase && n && n * sizeof(uint64_t) < HP_SHADOW_RELEASE_MIN) {
-        take_small(hp_shadow_ctr(sh->base, p), n, out, hist, hist_len);
+        take_small(hp_shadow_ctr(sh->base, p), n, out, hist, hist_len, how);
         return;
     }
-    walk(sh, p, size, out, hist, hist_len, 1);
+    if (how == HIST_SET)
+        for (uint64_t i = 0; i < n && i < hist_len; i++)
+            hist[i] = 0;
+    walk(sh, p, size, out, hist, hist_len, 1, how == HIST_ATOMIC);
+}
+
+/* Atomic additions to a context's histogram only with several threads (freeing blocks of one
+ * context at once): a locked instruction per granule was a third of a small block's take. */
+void hp_shadow_take(const struct hp_shadow *sh, uintptr_t p, size_t size,
+                    struct hp_shadow_sum *out, uint64_t *hist, size_t hist_len)
+{
+    if (__atomic_load_n(&hp_shadow_hist_shared, __ATOMIC_RELAXED))
+        take(sh, p, size, out, hist, hist_len, HIST_ATOMIC);
+    else
+        take(sh, p, size, out, hist, hist_len, HIST_ADD);
+}
+
+void hp_shadow_take_own(const struct hp_shadow *sh, uintptr_t p, size_t size,
+                        struct hp_shadow_sum *out, uint64_t *hist, size_t hist_len)
+{
+    take(sh, p, size, out, hist, hist_len, HIST_SET);
 }
 
 void hp_shadow_peek(const struct hp_shadow *sh, uintptr_t p, size_t size,
                     struct hp_shadow_sum *out, uint64_t *hist, size_t hist_len)
 {
-    walk(sh, p, size, out, hist, hist_len, 0);
+    walk(sh, p, size, out, hist, hist_len, 0, __atomic_load_n(&hp_shadow_hist_shared, __ATOMIC_RELAXED));
 }
 
 /* Whole pages only: the counters at either end may belong to neighbouring blocks. */

@@ -153,6 +153,10 @@ void hp_shadow_clear(const struct hp_shadow *sh, uintptr_t p, size_t size);
  * addition once hp_shadow_hist_shared is set: threads add to one context's histogram). */
 void hp_shadow_take(const struct hp_shadow *sh, uintptr_t p, size_t size,
                     struct hp_shadow_sum *out, uint64_t *hist, size_t hist_len);
+/* hp_shadow_take into a histogram of the caller's own, which no other thread adds to: its
+ * first hist_len bins are set to the block's counts (hist_len at least the block's granules). */
+void hp_shadow_take_own(const struct hp_shadow *sh, uintptr_t p, size_t size,
+                        struct hp_shadow_sum *out, uint64_t *hist, size_t hist_len);
 /* Set once a second thread may exist (core/): from then on hist additions are atomic. */
 extern int hp_shadow_hist_shared;
 /* At a dump, for live blocks: the same figures, counters left as they are. */

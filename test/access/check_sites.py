@@ -4,11 +4,13 @@ MODE: for each SITE=ALLOCS,SIZE,ACCESSES,WRITES[,PERCENT], exactly one context w
 is the function SITE, with ALLOCS allocations of SIZE bytes each, none live, ACCESSES accesses
 and (callback and gcc builds, which count writes apart) WRITES writes per block, and, when
 given, PERCENT utilisation of every block. --headerless: the summary says the blocks had no
-headers. Prints the differences on one line; exit status 1 if there is any.
+headers. Every site whose blocks all have histograms must have all its accesses in its
+histogram. Prints the differences on one line; exit status 1 if there is any.
 --printed FILE: the sites a program printed as lines "site NAME blocks=N accesses=A writes=W
 percent=P" (blocks of any sizes): exactly one context whose first frame is site_NAME, N
 allocations, none live, A accesses and W writes in all, and P utilisation of every block.
-Usage: check_sites.py REPORT.json MODE [--headerless] [--printed FILE]
+--hist SITE: only that (for a profile written while blocks were live and freed).
+Usage: check_sites.py REPORT.json MODE [--headerless] [--printed FILE] [--hist SITE]
                       SITE=ALLOCS,SIZE,ACCESSES,WRITES[,PERCENT]..."""
 import json
 import sys
@@ -25,11 +27,20 @@ def function(c):
 
 
 def one_context(site):
+    """The site's one context; its histogram must hold all its accesses when every block of
+    it has one (its largest block spans at most the histograms' granules, at any offset)."""
     cs = [c for c in doc["contexts"] if c["frames"] and function(c) == site]
     if len(cs) != 1:
         problems.append("%s: %d contexts" % (site, len(cs)))
         return None
-    return cs[0]
+    c = cs[0]
+    bins = (doc.get("access") or {}).get("histogram_granules", 0)
+    if c["total_access_count"] and (c["max_size"] + 32 + 63) // 64 <= bins:
+        h = c.get("access_histogram") or {}
+        got = sum(h.get("counts") or [])
+        if got != c["total_access_count"]:
+            problems.append("%s: histogram holds %d of %d accesses" % (site, got, c["total_access_count"]))
+    return c
 
 
 def check_printed(path):
@@ -60,6 +71,9 @@ args = iter(sys.argv[3:])
 for arg in args:
     if arg == "--printed":
         check_printed(next(args))
+        continue
+    if arg == "--hist":
+        one_context(next(args))
         continue
     if arg == "--headerless":
         if doc["summary"].get("headerless") != 1:

@@ -780,14 +780,21 @@ START_TEST(test_access_frees)
     uint32_t a = 0;
     for (int i = 0; i < 4; i++)
         a = site(0)(256, 10, 0);
-    struct hp_access x = {320, 320, 100}, y = {16, 4, 50};
+    /* Small blocks bring their histograms along; the thread's cache sums them. */
+    struct hp_access x = {320, 320, 100, 4, {100, 100, 100, 20}}, y = {16, 4, 50, 2, {10, 6}};
     hp_profile_free_access(a, 256, 10, 0, &x);
     hp_profile_free_access(a, 256, 10, 0, &y);
     struct hibs s;
     s.n = 0;
     hp_table_foreach(collect, &s);
     ck_assert_ptr_null(hib_of(&s, a)); /* in the thread's cache, figures beside the entry */
+    uint64_t *hist = ctx(a)->access->hist;
+    ck_assert_uint_eq(hist[0] + hist[1] + hist[2] + hist[3], 0); /* the bins too */
     hp_profile_flush_all();
+    ck_assert_uint_eq(hist[0], 110);
+    ck_assert_uint_eq(hist[1], 106);
+    ck_assert_uint_eq(hist[2], 100);
+    ck_assert_uint_eq(hist[3], 20);
     s.n = 0;
     hp_table_foreach(collect, &s);
     const struct hpf_hib *h = hib_of(&s, a);
@@ -817,11 +824,12 @@ START_TEST(test_access_frees)
     ck_assert_uint_eq(h->max_write_count, 320);
     /* A signal handler's free with figures waits for the interrupted call, figures included. */
     hp_tls.depth = HP_DEPTH_EVENT;
-    struct hp_access z = {1000, 0, 25};
+    struct hp_access z = {1000, 0, 25, 1, {1000}};
     hp_profile_free_access(a, 256, 10, 0, &z);
     hp_tls.depth = 0;
     ck_assert_uint_eq(site(1)(8, 11, 0), site(1)(8, 11, 0));
     hp_profile_flush_all();
+    ck_assert_uint_eq(hist[0], 1110);
     s.n = 0;
     hp_table_foreach(collect, &s);
     h = hib_of(&s, a);
@@ -842,7 +850,7 @@ START_TEST(test_access_table_grows)
     for (int round = 0; round < 3; round++)
         for (int k = 0; k < MAX_SITES; k++) {
             id[k] = site(k)(64, 0, 0);
-            struct hp_access a = {(uint64_t)k, (uint64_t)round, 100};
+            struct hp_access a = {(uint64_t)k, (uint64_t)round, 100, 1, {(uint64_t)k}};
             hp_profile_free_access(id[k], 64, 0, 0, &a);
         }
     uint64_t entries, sets;
@@ -863,6 +871,9 @@ START_TEST(test_access_table_grows)
         ck_assert_uint_eq(h->min_write_count, 0);
         ck_assert_uint_eq(h->max_write_count, 2);
         ck_assert_uint_eq(h->total_percent_utilized, 300);
+        uint64_t *hist = ctx(id[k])->access ? ctx(id[k])->access->hist : NULL;
+        if (k)
+            ck_assert_uint_eq(hist[0], 3 * (uint64_t)k); /* bins carried along too */
     }
 }
 END_TEST
@@ -897,7 +908,8 @@ static void *access_worker(void *arg)
     int t = (int)(intptr_t)arg;
     for (int i = 0; i < PER; i++) {
         uint32_t id = site(i % 2)(64, (uint32_t)i, (uint32_t)t);
-        struct hp_access acc = {(uint64_t)(i % 7), (uint64_t)(i % 3), (uint32_t)(i % 101)};
+        struct hp_access acc = {(uint64_t)(i % 7), (uint64_t)(i % 3), (uint32_t)(i % 101), 2,
+                                {(uint64_t)(i % 7), (uint64_t)(i % 3)}};
         if (id)
             hp_profile_free_access(id, 64, (uint32_t)i, (uint32_t)t, &acc);
     }
@@ -931,6 +943,9 @@ START_TEST(test_access_threads)
         ck_assert_uint_eq(h->max_access_count, 6);
         ck_assert_uint_eq(h->min_access_count, 0);
         ck_assert_uint_eq(ctx(h->context_id)->live_count, 0);
+        const uint64_t *hist = ctx(h->context_id)->access->hist; /* the threads' bins, all */
+        ck_assert_uint_eq(hist[0], acc[k]);
+        ck_assert_uint_eq(hist[1], wr[k]);
     }
 }
 END_TEST

@@ -160,6 +160,20 @@ START_TEST(test_tail_granule)
     ck_assert_uint_eq(hist[1], 0);
     ck_assert_uint_eq(hist[2], 3);
     ck_assert_uint_eq(hist[3], 0);
+    /* The same into a histogram of the caller's own, threads or not: its bins set, not added
+     * to. */
+    access_at(p + 99, 1);
+    access_at(p + 96, 2);
+    access_at(p, 1);
+    hp_shadow_hist_shared = 1;
+    uint64_t own[3] = {9, 9, 9};
+    hp_shadow_take_own(&fake, p, 100, &s, own, 3);
+    hp_shadow_hist_shared = 0;
+    ck_assert_uint_eq(s.accesses, 4);
+    ck_assert_uint_eq(own[0], 1);
+    ck_assert_uint_eq(own[1], 0);
+    ck_assert_uint_eq(own[2], 3);
+    ck_assert_uint_eq(plane_sum(plane0), 0);
 }
 END_TEST
 
