@@ -13,6 +13,7 @@ for m in inline callbacks gcc; do
     dumps=$(ls "$TMP/$name" | grep '^p\..*\.hpf\.[0-9]*$')
     msg=
     for f in $dumps; do
+        m2=
         "$REPORT" --format json -o "$TMP/$name/dump.json" "$TMP/$name/$f" 2>/dev/null &&
             m2=$(python3 "$ACCESS_SRC/check_sites.py" "$TMP/$name/dump.json" "$m" --hist site_make) ||
             msg="$msg $f: ${m2:-unreadable};"
