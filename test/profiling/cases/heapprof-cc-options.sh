@@ -3,7 +3,8 @@
 # test/access/rmw.c (321 accesses and 160 writes a site_rmw block, 160 and 160 a site_store one):
 # objects built inline linked in callbacks and gcc mode (a warning; the module counts reads and
 # writes together, exactly), gcc's -flto compiled and linked apart (counted), response files and
-# -v (instrumented), --shared and -nostdlib links, and the refusals, one line each.
+# -v (instrumented), a link of plain objects alone (a warning), --shared and -nostdlib links,
+# and the refusals, one line each.
 . "$ROOT/test/access/e2e_lib.sh"
 d=$TMP/heapprof-cc-options
 mkdir -p "$d"
@@ -72,6 +73,19 @@ if "$HEAPPROF_CC" -v -O2 -c -o "$d/v.o" "$rmw" >/dev/null 2>&1 &&
     ok "$name"
 else
     bad "$name" "-v -c made no instrumented object"
+fi
+
+# A link of plain objects alone (a build not cleaned after CC changed) says it counts nothing.
+name=heapprof-cc-options-plain-objects
+if gcc -O2 -c -o "$d/plain.o" "$rmw" && "$HEAPPROF_CC" -o "$d/plainlink" "$d/plain.o" 2>"$d/plain.err"; then
+    if [ "$(wc -l <"$d/plain.err")" = 1 ] &&
+        grep -q '^heapprof-cc: warning: no object of this link was built by heapprof-cc' "$d/plain.err"; then
+        ok "$name"
+    else
+        bad "$name" "want one warning line, got: $(head -c 300 "$d/plain.err")"
+    fi
+else
+    bad "$name" "build: $(head -c 300 "$d/plain.err")"
 fi
 
 # Libraries: --shared (no preinit object in a library), -nostdlib with -z defs.
