@@ -91,6 +91,7 @@ struct hr_sym_module {
     char *path; /* NUL-terminated copy of rec->path */
     struct hr_sym_file *file;
     int checked_build_id;
+    int warned; /* its file cannot be read, and this profile said so */
 };
 
 /* One executable range, for the pc -> module search (start first: hr_first_above). */
@@ -199,13 +200,6 @@ struct hr_symbolizer *hr_symbolizer_new(const struct hr_profile *p, FILE *warn)
         while (j < i && strcmp(s->mods[j].path, sm->path) != 0)
             j++;
         sm->file = j < i ? s->mods[j].file : hr_sym_file_get(sm->path);
-        /* Each file that cannot be read is one warning line per profile (deleted, moved,
-         * another machine's): its frames keep their addresses and the module's name, which is
-         * no error. */
-        if (j == i && sm->file && sm->file->why && warn)
-            fprintf(warn,
-                    "heapprof-report: warning: %s: %s: cannot read it (%s); its frames keep "
-                    "their addresses\n", p->path, sm->path, sm->file->why);
     }
     qsort(s->ranges, s->nranges, sizeof *s->ranges, hr_start_cmp);
 
@@ -229,6 +223,23 @@ static long hr_find_module(const struct hr_symbolizer *s, uint64_t addr)
     if (lo == 0 || addr >= s->ranges[lo - 1].end)
         return -1;
     return (long)s->ranges[lo - 1].module;
+}
+
+/* A file that cannot be read (deleted, moved, another machine's) is one warning line per
+ * profile, at the first frame in it: its frames keep their addresses and the module's name,
+ * which is no error, and a module no frame lies in (the shim itself, rebuilt while the program
+ * ran) is not worth a line. */
+static void hr_warn_unreadable(struct hr_symbolizer *s, struct hr_sym_module *m)
+{
+    if (m->warned)
+        return;
+    for (size_t i = 0; i < s->nmods; i++)
+        if (s->mods[i].file == m->file)
+            s->mods[i].warned = 1;
+    if (s->warn)
+        fprintf(s->warn,
+                "heapprof-report: warning: %s: %s: cannot read it (%s); its frames keep "
+                "their addresses\n", s->profile->path, m->path, m->file->why);
 }
 
 static void hr_check_build_id(struct hr_symbolizer *s, struct hr_sym_module *m)
@@ -714,6 +725,8 @@ static void hr_lookup(struct hr_symbolizer *s, uint64_t pc, struct hr_frame *f)
     uint64_t fa = m ? addr - m->rec->load_bias : 0;
     if (m)
         f->module = m->path;
+    if (m && m->file && m->file->why)
+        hr_warn_unreadable(s, m);
     if (file) {
         hr_check_build_id(s, m);
         const char *name = hr_sym_name(file, fa);

@@ -338,6 +338,8 @@ START_TEST(modules_that_are_no_files)
     struct hr_frame f;
     hr_symbolize(sym, 0x401100, &f);
     ck_assert_str_eq(f.module, path);
+    hr_symbolize(sym, 0x402100, &f);
+    ck_assert_str_eq(f.module, "/dev/zero");
     hr_symbolizer_free(sym);
     char *w = ht_slurp(warn), want[512];
     snprintf(want, sizeof want,

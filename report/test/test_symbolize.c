@@ -128,6 +128,14 @@ START_TEST(own_functions)
     struct hr_frame again;
     hr_symbolize(s, pcs[1], &again);
     ck_assert_ptr_eq(again.function, f.function);
+    /* No frame in the missing library yet: no warning. */
+    fflush(warn);
+    ck_assert_int_eq(ftell(warn), 0);
+    /* Its frames keep the module's name; the first of them brings one warning line. */
+    hr_symbolize(s, 0x100000000100ull, &f);
+    ck_assert_str_eq(f.module, "/nonexistent/libgone.so");
+    ck_assert_str_eq(f.function, "");
+    hr_symbolize(s, 0x100000000200ull, &f);
 
     hr_symbolizer_free(s);
     /* The missing library is one warning line; the test binary and [vdso] none. */
@@ -284,6 +292,8 @@ START_TEST(shared_across_profiles)
     /* each profile's address of the other's code is no code of its own */
     hr_symbolize(s2, pcs[1], &g);
     ck_assert_str_eq(g.function, "");
+    hr_symbolize(s, 0x100000000100ull, &f); /* a frame in the missing library, in each */
+    hr_symbolize(s2, 0x100000000100ull, &g);
     hr_symbolizer_free(s);
     hr_symbolizer_free(s2);
     char *w = ht_slurp(warn);
