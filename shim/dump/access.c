@@ -134,7 +134,10 @@ void hp_write_access_hists(struct writer *w)
         struct hp_ctx_access *a = c ? __atomic_load_n(&c->access, __ATOMIC_ACQUIRE) : NULL;
         if (!a || !hp_in_dump(c))
             continue;
-        int live = a->live_seq == fold_seq;
+        /* Live bins only with the live HIB (records.c: a context with live blocks). Blocks made
+         * after the thread caches were flushed can be in the registry while their context's
+         * count is 0: their accesses are then in neither, rather than in the histogram alone. */
+        int live = a->live_seq == fold_seq && __atomic_load_n(&c->live_count, __ATOMIC_RELAXED) > 0;
         if (nb)
             write_hist(w, id, HPF_HIST_GRANULE, a->hist, live ? a->hist + nb : NULL, nb);
         if (!words)

@@ -55,8 +55,8 @@ struct got {
     struct hpf_access acc;
     struct hpf_access_module mods[4];
     struct hpf_access_words words;
-    uint64_t hist[4][4][1024]; /* per kind 1..3, per context id 1..3 */
-    uint32_t nbins[4][4];
+    uint64_t hist[4][5][1024]; /* per kind 1..3, per context id 1..4 */
+    uint32_t nbins[4][5];
     int hist_records;
 };
 
@@ -88,7 +88,7 @@ static void decode(FILE *f, struct got *g)
             ck_assert_uint_eq(rh.size, sizeof h + h.nbins * 8);
             ck_assert_uint_ge(h.kind, HPF_HIST_GRANULE);
             ck_assert_uint_le(h.kind, HPF_HIST_WORD_SATURATED);
-            ck_assert_uint_lt(h.context_id, 4);
+            ck_assert_uint_lt(h.context_id, 5);
             ck_assert_uint_gt(h.nbins, 0);
             ck_assert_uint_eq(g->nbins[h.kind][h.context_id], 0); /* one record a kind */
             memcpy(g->hist[h.kind][h.context_id], p + sizeof h, h.nbins * 8);
@@ -135,6 +135,14 @@ START_TEST(test_access_records)
     ck_assert_int_eq(hp_shadow_attach(&b), 0);
     struct hp_ctx *c1 = new_ctx(1), *c2 = new_ctx(2);
     new_ctx(3); /* no access state: no histogram */
+    /* Context 4: a block in the registry made after the thread caches were flushed, its
+     * context's live count still 0: no live HIB, so no live bins either. */
+    struct hp_ctx *c4 = new_ctx(4);
+    char *late = aligned_alloc(64, 64);
+    hp_shadow_clear(&hp_shadow, (uintptr_t)late, 64);
+    hp_shadow_live_add((uintptr_t)late, 64, 4);
+    loads(late, 9);
+    ck_assert_ptr_nonnull(hp_profile_hist(4, 1));
 
     /* Context 1: a live block of 256 bytes on a 64-byte boundary (4 granules), granules 0 and
      * 2 touched; one of 600 bytes (10 granules: past the 8 bins, no histogram) with a store. */
@@ -143,6 +151,7 @@ START_TEST(test_access_records)
     hp_shadow_clear(&hp_shadow, (uintptr_t)big, 600);
     hp_shadow_live_add((uintptr_t)x, 256, 1);
     uint32_t big_ref = hp_shadow_live_add((uintptr_t)big, 600, 1);
+    c1->live_count = 2;
     loads(x, 5);
     stores(x + 130, 2);
     stores(big + 599, 1);
@@ -178,6 +187,8 @@ START_TEST(test_access_records)
     ck_assert_uint_eq(g.nbins[HPF_HIST_GRANULE][2], 2);
     ck_assert_uint_eq(g.hist[HPF_HIST_GRANULE][2][1], 7);
     ck_assert_uint_eq(g.nbins[HPF_HIST_GRANULE][3], 0);
+    ck_assert_uint_eq(c4->live_count, 0);
+    ck_assert_uint_eq(g.nbins[HPF_HIST_GRANULE][4], 0); /* no record: every bin 0 */
     /* The live fold of context 1 with its two live blocks. */
     struct hpf_hib h;
     memset(&h, 0, sizeof h);
@@ -206,6 +217,7 @@ START_TEST(test_access_records)
      * the last dump's. The big block is freed meanwhile (the registry lets go of it). */
     loads(x, 1);
     hp_shadow_live_del(big_ref, (uintptr_t)big);
+    c1->live_count = 1;
     dump(&g);
     ck_assert_uint_eq(g.hist[HPF_HIST_GRANULE][1][0], 16);
     memset(&h, 0, sizeof h);
@@ -214,6 +226,7 @@ START_TEST(test_access_records)
     ck_assert_uint_eq(h.min_access_count, 8);
     free(x);
     free(big);
+    free(late);
 }
 END_TEST
 
@@ -235,8 +248,8 @@ START_TEST(test_word_records)
     new_ctx(3); /* an access state made before per-word histograms were on: none for it */
     hp_profile_hists(3)[0] = 1;
     hp_word_hists_on = 1; /* what core/'s attach does when there is a word plane */
-    new_ctx(1);
-    new_ctx(2);
+    new_ctx(1)->live_count = 1; /* l, below */
+    new_ctx(2)->live_count = 1; /* u */
     /* Context 1: a freed block of 24 bytes (3 words) ... */
     uint64_t *f = aligned_alloc(32, 32), *l = aligned_alloc(32, 64);
     hp_shadow_word_arm(&hp_shadow, (uintptr_t)f, 24);
