@@ -70,8 +70,8 @@ uint64_t *hp_profile_hists(uint32_t ctx)
                 return ar->hist;
         }
     }
-    struct hp_ctx_access *a = hp_ctx_access(ctx, 0);
-    if (ar && a)
-        ar->hist = a->hist;
-    return a ? a->hist : NULL;
+    uint64_t *hist = hp_ctx_hist(ctx);
+    if (ar)
+        ar->hist = hist;
+    return hist;
 }

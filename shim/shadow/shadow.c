@@ -256,12 +256,12 @@ static void walk(const struct hp_shadow *sh, uintptr_t p, size_t size, struct hp
         sys_madvise((uintptr_t)lo, (uintptr_t)hi - (uintptr_t)lo, MADV_DONTNEED);
 }
 
+enum { HIST_ADD, HIST_ATOMIC, HIST_SET }; /* how a take puts counts into hist */
+
 /* The common take: plane 0 alone (inline builds), a block whose counters are cleared by stores.
  * One loop and no page arithmetic: through walk, a block of one or two granules cost about 190
  * instructions, most of them walk's and sum_counts' fixed part (callgrind, Lua built with
  * heapprof-cc, bench/access_alloc.sh). */
-enum { HIST_ADD, HIST_ATOMIC, HIST_SET }; /* how a take puts counts into hist */
-
 static inline void take_small(uint64_t *c, uint64_t n, struct hp_shadow_sum *out, uint64_t *hist,
                               size_t hist_len, int how)
 {
